@@ -1,25 +1,180 @@
-// CONTRACT for @seglog/native (the loader replaces this stub). The addon is
-// optional: when it is missing, fails its self-test, or SEGLOG_NATIVE=0,
-// `capabilities` has every flag false and every function below is null.
+// @seglog/native: the optional addon (csrc/), loaded once when this module is
+// evaluated. It is never required for correctness: when it is missing, fails
+// its known-answer self-test, or SEGLOG_NATIVE=0, `capabilities.loaded` is
+// false with a `reason`, every flag is false and every function below is
+// null. Fallbacks live with the callers (records: crc-32/crc32c.js; io:
+// ftruncate/zero-fill, WebAssembly.Memory arena; fetch: pread + write).
+//
+// Syscall failures are NativeErrors (SeglogError, code SEGLOG_ERR_NATIVE_*,
+// `errno` name and `syscall`); bad arguments are assertion failures.
 
-export interface NativeCapabilities {
-  /** The addon loaded and passed its known-answer self-test. */
-  readonly loaded: boolean;
-  /** Why it is not loaded (missing build, self-test failure, SEGLOG_NATIVE=0). */
-  readonly reason: string | null;
-  readonly crc32c: boolean;
-  /** crc32c uses SSE4.2 instructions (else the addon's own table fallback). */
-  readonly crc32cHardware: boolean;
-  readonly fallocate: boolean;
-  readonly sendfile: boolean;
-  readonly fadvise: boolean;
-  readonly alignedAlloc: boolean;
+import type { Socket } from 'node:net';
+import { assert } from '@seglog/common';
+import { NativeErrorCode, nativeErrorFrom } from './internal/errors.js';
+import { loadNative } from './internal/loader.js';
+import type { NativeCapabilities } from './internal/loader.js';
+
+export type { NativeCapabilities } from './internal/loader.js';
+export { NativeError, NativeErrorCode, isNativeError } from './internal/errors.js';
+
+const { binding, capabilities: loadedCapabilities } = loadNative({ env: process.env });
+
+/** What the addon provides in this process; frozen. */
+export const capabilities: NativeCapabilities = loadedCapabilities;
+
+/** fallocate(2) mode bits (linux/falloc.h; the same on every Linux arch). PUNCH_HOLE needs KEEP_SIZE. */
+export const FALLOC_FL = { KEEP_SIZE: 0x01, PUNCH_HOLE: 0x02, ZERO_RANGE: 0x10 } as const;
+
+/** posix_fadvise advice; the addon maps these to the platform's POSIX_FADV_* values. */
+export const POSIX_FADV = { NORMAL: 0, RANDOM: 1, SEQUENTIAL: 2, WILLNEED: 3, DONTNEED: 4, NOREUSE: 5 } as const;
+export type PosixFadvice = (typeof POSIX_FADV)[keyof typeof POSIX_FADV];
+
+/** Default for SendfileOptions.idleTimeoutMs. */
+export const SENDFILE_IDLE_TIMEOUT_MS_DEFAULT = 30_000;
+
+export interface SendfileOptions {
+  /** Fail with ETIMEDOUT after this long without the socket becoming writable. */
+  readonly idleTimeoutMs?: number;
 }
 
-export const capabilities: NativeCapabilities = {
-  loaded: false, reason: 'not built yet', crc32c: false, crc32cHardware: false,
-  fallocate: false, sendfile: false, fadvise: false, alignedAlloc: false,
-};
+/** System page size as the addon sees it (sysconf), or null when not loaded. */
+export const pageSize: number | null = binding === null ? null : binding.pageSize;
 
-/** CRC-32C of buf[start, end) continuing from `seed` (0 for a fresh CRC); unsigned result. */
-export const crc32c: ((buf: Uint8Array, seed: number) => number) | null = null;
+/**
+ * CRC-32C of all of `buf` continuing from `seed` (0 for a fresh CRC; a
+ * previous result to chain: crc32c(b, crc32c(a, 0)) === crc32c(a ++ b, 0));
+ * unsigned result. Hardware (SSE4.2, ~16 GB/s at 64 KiB) when the CPU has it,
+ * else slicing-by-8 (~1.4 GB/s). A call costs ~90 ns of N-API overhead, so
+ * below ~128 bytes crc-32/crc32c.js is faster.
+ */
+export const crc32c: ((buf: Uint8Array, seed: number) => number) | null = binding === null ? null : binding.crc32c;
+
+function checkFd(fd: number, what: string): void {
+  assert(Number.isInteger(fd), what);
+  assert(fd >= 0, what);
+}
+
+function checkPosition(value: number, what: string): void {
+  assert(Number.isSafeInteger(value), what);
+  assert(value >= 0, what);
+}
+
+function checkFallocate(fd: number, mode: number, offset: number, length: number): void {
+  checkFd(fd, 'fallocate: fd must be an integer >= 0');
+  assert(Number.isInteger(mode) && mode >= 0 && mode <= 0xff, 'fallocate: mode must be FALLOC_FL bits');
+  checkPosition(offset, 'fallocate: offset must be a safe integer >= 0');
+  checkPosition(length, 'fallocate: length must be a safe integer >= 1');
+  assert(length >= 1, 'fallocate: length must be a safe integer >= 1');
+}
+
+const rawFallocate = binding?.fallocate;
+const rawFallocateSync = binding?.fallocateSync;
+
+/**
+ * fallocate(2) on the libuv threadpool: mode 0 allocates blocks and grows the
+ * size, KEEP_SIZE allocates beyond the size, PUNCH_HOLE|KEEP_SIZE frees,
+ * ZERO_RANGE zeroes. File systems without a mode reject with errno EOPNOTSUPP.
+ */
+export const fallocate: ((fd: number, mode: number, offset: number, length: number) => Promise<void>) | null =
+  rawFallocate === undefined ? null : (fd, mode, offset, length) => {
+    checkFallocate(fd, mode, offset, length);
+    return rawFallocate(fd, mode, offset, length).then(undefined, (error: unknown) => {
+      throw nativeErrorFrom(error, NativeErrorCode.fallocate, { fd, mode, offset, length });
+    });
+  };
+
+/** fallocate(2) on the calling thread; see fallocate. */
+export const fallocateSync: ((fd: number, mode: number, offset: number, length: number) => void) | null =
+  rawFallocateSync === undefined ? null : (fd, mode, offset, length) => {
+    checkFallocate(fd, mode, offset, length);
+    try {
+      rawFallocateSync(fd, mode, offset, length);
+    } catch (error) {
+      throw nativeErrorFrom(error, NativeErrorCode.fallocate, { fd, mode, offset, length });
+    }
+  };
+
+const rawFadvise = binding?.fadvise;
+
+/** posix_fadvise(2), on the calling thread (length 0 = to end of file). */
+export const fadvise: ((fd: number, offset: number, length: number, advice: PosixFadvice) => void) | null =
+  rawFadvise === undefined ? null : (fd, offset, length, advice) => {
+    checkFd(fd, 'fadvise: fd must be an integer >= 0');
+    checkPosition(offset, 'fadvise: offset must be a safe integer >= 0');
+    checkPosition(length, 'fadvise: length must be a safe integer >= 0');
+    assert(Number.isInteger(advice) && advice >= 0 && advice <= 5, 'fadvise: advice must be a POSIX_FADV value');
+    try {
+      rawFadvise(fd, offset, length, advice);
+    } catch (error) {
+      throw nativeErrorFrom(error, NativeErrorCode.fadvise, { fd, offset, length, advice });
+    }
+  };
+
+const rawSendfile = binding?.sendfile;
+
+/**
+ * sendfile(2) of file bytes [position, position + length) to a socket, on the
+ * libuv threadpool. Resolves with the bytes sent: `length`, or fewer when the
+ * file ends first (0 at or beyond EOF). EAGAIN waits in poll(POLLOUT) up to
+ * idleTimeoutMs without progress (then ETIMEDOUT); EINTR is retried. Rejects
+ * with a NativeError (code SEGLOG_ERR_NATIVE_SENDFILE, errno EPIPE,
+ * ECONNRESET, ETIMEDOUT, EBADF, ...; context.bytesSent = bytes already sent;
+ * the connection is then in an unknown state: close it).
+ *
+ * The caller must drain the socket's own write queue first
+ * (socket.writableLength === 0) and write nothing until this settles. Both
+ * fds are dup()ed for the duration, so closing them meanwhile is safe, but a
+ * destroyed socket's connection stays open until the call ends. Each call in
+ * flight holds a threadpool thread: bound their number. Not for TLS sockets.
+ */
+export const sendfile: ((socketFd: number, fileFd: number, position: number, length: number, options?: SendfileOptions) => Promise<number>) | null =
+  rawSendfile === undefined ? null : (socketFd, fileFd, position, length, options) => {
+    checkFd(socketFd, 'sendfile: socketFd must be an integer >= 0');
+    checkFd(fileFd, 'sendfile: fileFd must be an integer >= 0');
+    checkPosition(position, 'sendfile: position must be a safe integer >= 0');
+    checkPosition(length, 'sendfile: length must be a safe integer >= 0');
+    const idleTimeoutMs = options?.idleTimeoutMs ?? SENDFILE_IDLE_TIMEOUT_MS_DEFAULT;
+    assert(Number.isInteger(idleTimeoutMs) && idleTimeoutMs >= 1 && idleTimeoutMs <= 0x7fffffff,
+      'sendfile: idleTimeoutMs must be an integer in [1, 2^31 - 1]');
+    return rawSendfile(socketFd, fileFd, position, length, idleTimeoutMs).then(undefined, (error: unknown) => {
+      throw nativeErrorFrom(error, NativeErrorCode.sendfile, { socketFd, fileFd, position, length });
+    });
+  };
+
+const rawAlignedAlloc = binding?.alignedAlloc;
+
+/**
+ * A zero-filled (hence pre-touched) Buffer of `size` bytes whose first byte
+ * is aligned to `alignment` (a power of two in [8, 2^30]); posix_memalign
+ * memory freed when the Buffer is collected. Allocate pools once and reuse.
+ */
+export const alignedAlloc: ((size: number, alignment: number) => Buffer) | null =
+  rawAlignedAlloc === undefined ? null : (size, alignment) => {
+    assert(Number.isInteger(size) && size >= 1 && size <= 2 ** 32, 'alignedAlloc: size must be an integer in [1, 2^32]');
+    assert(Number.isInteger(alignment) && alignment >= 8 && alignment <= 2 ** 30, 'alignedAlloc: alignment must be in [8, 2^30]');
+    assert((alignment & (alignment - 1)) === 0, 'alignedAlloc: alignment must be a power of two');
+    try {
+      return rawAlignedAlloc(size, alignment);
+    } catch (error) {
+      throw nativeErrorFrom(error, NativeErrorCode.alignedAlloc, { size, alignment });
+    }
+  };
+
+/**
+ * The address of buf's first byte modulo `modulus` (any Uint8Array, any
+ * allocator): checks O_DIRECT alignment of arenas and slices.
+ */
+export const bufferAddressMod: ((buf: Uint8Array, modulus: number) => number) | null =
+  binding === null ? null : binding.bufferAddressMod;
+
+/**
+ * The fd of a plain TCP or Unix socket for sendfile, or null when it has none
+ * (TLS, not yet connected, destroyed, or a non-Unix platform). Reads the
+ * undocumented socket._handle.fd, as every sendfile user on Node must.
+ */
+export function socketFd(socket: Socket): number | null {
+  if ((socket as Socket & { encrypted?: boolean }).encrypted === true) return null;
+  const handle = (socket as unknown as { _handle?: { fd?: unknown } | null })._handle;
+  const fd = handle?.fd;
+  return typeof fd === 'number' && Number.isInteger(fd) && fd >= 0 ? fd : null;
+}

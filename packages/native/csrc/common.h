@@ -1,0 +1,41 @@
+// Shared helpers for the N-API bindings: argument checks that throw a
+// TypeError (never crash) and errno errors. Built without C++ exceptions
+// (NODE_ADDON_API_DISABLE_CPP_EXCEPTIONS): a binding throws by setting a
+// pending JavaScript exception and returning.
+#ifndef SEGLOG_COMMON_H_
+#define SEGLOG_COMMON_H_
+
+#include <napi.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace seglog {
+
+// Largest integer a JS number holds exactly (Number.MAX_SAFE_INTEGER).
+constexpr int64_t kMaxSafeInteger = 9007199254740991LL;
+
+// Throws a TypeError "<what>" and returns false.
+bool ThrowType(Napi::Env env, const char* what);
+
+// info[i] is an integer number in [min, max]; else throws TypeError.
+bool ArgInt64(const Napi::CallbackInfo& info, size_t i, int64_t min, int64_t max, const char* what,
+              int64_t* out);
+
+// info[i] is a Uint8Array (Buffer included); data/length are of its view.
+bool ArgBytes(const Napi::CallbackInfo& info, size_t i, const char* what, uint8_t** data,
+              size_t* length);
+
+// An Error object with `errno` (positive number) and `syscall`; the JS
+// layer adds the errno name. Message: "<syscall>: <strerror>".
+Napi::Object ErrnoError(Napi::Env env, int err, const char* syscall);
+
+// Registration hooks, one per source file.
+void InitCrc32c(Napi::Env env, Napi::Object exports);
+void InitFsOps(Napi::Env env, Napi::Object exports, Napi::Object features);
+void InitSendfile(Napi::Env env, Napi::Object exports, Napi::Object features);
+void InitAlignedAlloc(Napi::Env env, Napi::Object exports);
+
+}  // namespace seglog
+
+#endif  // SEGLOG_COMMON_H_

@@ -1,0 +1,54 @@
+// The raw surface of build/Release/seglog_native.node (csrc/addon.cc). Only
+// the loader and tests use it directly; everyone else imports the checked,
+// error-converting wrappers from '@seglog/native'.
+
+/** Bumped in csrc/addon.cc with every change of this surface; a stale build is refused. */
+export const ABI_VERSION = 1;
+
+export interface RawFeatures {
+  readonly fallocate: boolean;
+  readonly sendfile: boolean;
+  readonly fadvise: boolean;
+}
+
+export interface RawCounters {
+  /** sendfile(2) calls made by all sendfile workers. */
+  readonly sendfileCalls: number;
+  /** Times a sendfile worker got EAGAIN and waited in poll(POLLOUT). */
+  readonly sendfileWaits: number;
+}
+
+/**
+ * Native errors are plain Errors with `errno` (positive errno number) and
+ * `syscall`; sendfile's also carry `bytesSent`. Argument errors are TypeErrors.
+ */
+export interface RawBinding {
+  readonly abiVersion: number;
+  readonly pageSize: number;
+  readonly features: RawFeatures;
+  readonly crc32cHardwareAvailable: boolean;
+  crc32c(buf: Uint8Array, seed: number): number;
+  crc32cSoftware(buf: Uint8Array, seed: number): number;
+  /** Throws when crc32cHardwareAvailable is false. */
+  crc32cHardware(buf: Uint8Array, seed: number): number;
+  alignedAlloc(size: number, alignment: number): Buffer;
+  bufferAddressMod(buf: Uint8Array, modulus: number): number;
+  // Present only when the matching feature is true (Linux).
+  fallocateSync?: (fd: number, mode: number, offset: number, length: number) => void;
+  fallocate?: (fd: number, mode: number, offset: number, length: number) => Promise<void>;
+  fadvise?: (fd: number, offset: number, length: number, advice: number) => void;
+  sendfile?: (socketFd: number, fileFd: number, position: number, length: number, idleTimeoutMs: number) => Promise<number>;
+  debugCounters?: () => RawCounters;
+}
+
+/** Members every build has, checked by the loader before anything is called. */
+export const REQUIRED_FUNCTIONS = [
+  'crc32c', 'crc32cSoftware', 'crc32cHardware', 'alignedAlloc', 'bufferAddressMod',
+] as const;
+
+/** Members a build has when features[feature] is true. */
+export const FEATURE_FUNCTIONS = {
+  fallocate: ['fallocateSync', 'fallocate'],
+  sendfile: ['sendfile', 'debugCounters'],
+  fadvise: ['fadvise'],
+} as const satisfies Record<keyof RawFeatures, readonly string[]>;
