@@ -73,7 +73,8 @@ const rawFallocateSync = binding?.fallocateSync;
 /**
  * fallocate(2) on the libuv threadpool: mode 0 allocates blocks and grows the
  * size, KEEP_SIZE allocates beyond the size, PUNCH_HOLE|KEEP_SIZE frees,
- * ZERO_RANGE zeroes. File systems without a mode reject with errno EOPNOTSUPP.
+ * ZERO_RANGE zeroes. A mode the file system lacks rejects with errno ENOTSUP
+ * (EOPNOTSUPP: node:fs names errno 95 so).
  */
 export const fallocate: ((fd: number, mode: number, offset: number, length: number) => Promise<void>) | null =
   rawFallocate === undefined ? null : (fd, mode, offset, length) => {

@@ -1,7 +1,8 @@
 // NativeError: the operating error of every native syscall wrapper. `code`
 // names the operation (stable, for branching), `errno` the errno name
-// (EBADF, EOPNOTSUPP, EPIPE, ...) for callers that fall back on some errnos
-// and fail on others (fallocate on a file system without support: EOPNOTSUPP).
+// (EBADF, ENOTSUP, EPIPE, ...; names as node:fs gives them, so EOPNOTSUPP,
+// errno 95 on Linux, is ENOTSUP) for callers that fall back on some errnos
+// and fail on others (fallocate mode a file system lacks: ENOTSUP).
 
 import { getSystemErrorName } from 'node:util';
 import { SeglogError } from '@seglog/common';
