@@ -1,1 +1,8 @@
-export {};
+// @seglog/io: the one I/O seam (Io, NodeIo, SimIo), aligned buffers for
+// O_DIRECT (AlignedArena) and the blocking pool. Knows nothing of records or
+// segments.
+export type { AllocateMode, FileStat, FsStat, Io, IoFile, OpenOptions } from './io.js';
+export { IoError, IoErrorCode, isIoError } from './io-error.js';
+export type { IoErrorDetails } from './io-error.js';
+export { CrashMode, SimIo } from './sim-io.js';
+export type { CrashPoint, FaultKind, FaultRule, SimFaults, SimIoOptions } from './sim-io.js';
