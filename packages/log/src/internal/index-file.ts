@@ -1,0 +1,324 @@
+// The storage under every index (.index, .timeindex, .txnindex): an
+// in-memory mirror of the file's bytes, written back to the file through
+// `Io` in the background.
+//
+// Why not mmap (which Kafka uses, and ARCHITECTURE.md mentions): positioned
+// writes into a preallocated file plus an in-memory mirror put the same
+// bytes on disk, keep lookups synchronous and allocation-free, and go
+// through the one I/O seam (so SimIo sees and can fault every index write).
+// The cost is that the mirror is process memory; Kafka pays the same in
+// page cache.
+//
+// Invariants:
+// - mirror[0, usedBytes) is the truth; the owner reads and writes it
+//   synchronously (lookups never wait for I/O).
+// - The file's bytes in [0, dirtyFrom) equal the mirror's; [dirtyFrom,
+//   usedBytes) may differ and is written back by one background writer.
+//   dirtyFrom ≤ usedBytes.
+// - Every file mutation (write-back, resize, fdatasync, rename, close,
+//   delete) runs in one serial chain, so two writes to the same bytes never
+//   race and a truncate never lands under an in-flight write.
+// - The first failure of any file operation is kept: every later operation
+//   (and the next synchronous mutation) throws it. The log directory is then
+//   fail-stop; nothing retries a failed write or fdatasync.
+// - sizing 'preallocated' (.index, .timeindex): a new file is extended
+//   (ftruncate, sparse) to preallocateBytes; its length changes only by
+//   resize(). sizing 'exact' (.txnindex): the file is created at the first
+//   write and its length follows usedBytes (a truncation is written back as
+//   an ftruncate).
+
+import { assert, SeglogError } from '@seglog/common';
+import type { Io, IoFile } from '@seglog/io';
+
+export type IndexFileSizing = 'preallocated' | 'exact';
+
+export interface IndexFileOptions {
+  /** Size of one entry; usedBytes of a reopened file is its length rounded down to this. */
+  readonly entryBytes: number;
+  readonly sizing: IndexFileSizing;
+  /** Length a newly created 'preallocated' file is given. */
+  readonly preallocateBytes: number;
+  /** Open read-only: never create, write or resize (tools). */
+  readonly readOnly: boolean;
+  /** Mirror capacity to start with when the file is new or empty. */
+  readonly initialCapacityBytes: number;
+}
+
+/** Bytes the mirror of an empty index starts with before growing by doubling. */
+export const INITIAL_MIRROR_BYTES = 64 * 1024;
+
+export class IndexFile {
+  private readonly io: Io;
+  private pathValue: string;
+  private readonly entryBytes: number;
+  private readonly sizing: IndexFileSizing;
+  private readonly readOnly: boolean;
+  private file: IoFile | null;
+  private mirrorValue: Buffer;
+  private usedBytesValue: number;
+  private fileBytesValue: number;
+  private dirtyFrom: number;
+  private writeQueued: boolean;
+  private closed: boolean;
+  private failure: unknown;
+  private tail: Promise<void>;
+  /** True when open() created the file (or, lazily, will create it). */
+  readonly newlyCreated: boolean;
+
+  private constructor(io: Io, path: string, options: IndexFileOptions, state: { file: IoFile | null; mirror: Buffer; usedBytes: number; fileBytes: number; newlyCreated: boolean }) {
+    this.io = io;
+    this.pathValue = path;
+    this.entryBytes = options.entryBytes;
+    this.sizing = options.sizing;
+    this.readOnly = options.readOnly;
+    this.file = state.file;
+    this.mirrorValue = state.mirror;
+    this.usedBytesValue = state.usedBytes;
+    this.fileBytesValue = state.fileBytes;
+    this.dirtyFrom = state.usedBytes;
+    this.writeQueued = false;
+    this.closed = false;
+    this.failure = undefined;
+    this.tail = Promise.resolve();
+    this.newlyCreated = state.newlyCreated;
+  }
+
+  /**
+   * Opens (or, unless read-only or 'exact', creates) the file at `path` and
+   * reads all of it into the mirror. A reopened file's used bytes are its
+   * length rounded down to whole entries (Kafka: entries = length / size).
+   */
+  static async open(io: Io, path: string, options: IndexFileOptions): Promise<IndexFile> {
+    assert(options.entryBytes > 0, 'IndexFile.open: entryBytes must be positive');
+    assert(options.initialCapacityBytes >= 0, 'IndexFile.open: initialCapacityBytes must be non-negative');
+    if (await io.exists(path)) {
+      const file = await io.open(path, { readOnly: options.readOnly });
+      try {
+        const size = await file.size();
+        const mirror = Buffer.alloc(Math.max(size, options.initialCapacityBytes));
+        const read = size === 0 ? 0 : await file.pread(mirror, 0, size);
+        const usedBytes = read - (read % options.entryBytes);
+        return new IndexFile(io, path, options, { file, mirror, usedBytes, fileBytes: read, newlyCreated: false });
+      } catch (error) {
+        await file.close().catch(() => undefined);
+        throw error;
+      }
+    }
+    const mirror = Buffer.alloc(options.initialCapacityBytes);
+    if (options.readOnly || options.sizing === 'exact') {
+      return new IndexFile(io, path, options, { file: null, mirror, usedBytes: 0, fileBytes: 0, newlyCreated: !options.readOnly });
+    }
+    assert(options.preallocateBytes % options.entryBytes === 0, 'IndexFile.open: preallocateBytes must be whole entries');
+    const file = await io.open(path, { create: true });
+    try {
+      await file.truncate(options.preallocateBytes);
+    } catch (error) {
+      await file.close().catch(() => undefined);
+      throw error;
+    }
+    return new IndexFile(io, path, options, { file, mirror, usedBytes: 0, fileBytes: options.preallocateBytes, newlyCreated: true });
+  }
+
+  get path(): string {
+    return this.pathValue;
+  }
+
+  /** The mirror; valid bytes are [0, usedBytes). The buffer is replaced when it grows: do not keep it. */
+  get mirror(): Buffer {
+    return this.mirrorValue;
+  }
+
+  get usedBytes(): number {
+    return this.usedBytesValue;
+  }
+
+  /** The file's length as this object made it (0 when the file does not exist). */
+  get fileBytes(): number {
+    return this.fileBytesValue;
+  }
+
+  /** Throws the kept failure, if any (fail-stop), or if the file is closed. */
+  checkWritable(): void {
+    assert(!this.readOnly, 'IndexFile: mutation of a read-only index');
+    assert(!this.closed, 'IndexFile: mutation after close');
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  /**
+   * Makes room for `bytes` more bytes and returns the mirror position to
+   * write them at (usedBytes). Call append(bytes) after writing them.
+   */
+  reserve(bytes: number): number {
+    this.checkWritable();
+    const needed = this.usedBytesValue + bytes;
+    if (needed > this.mirrorValue.length) {
+      const grown = Buffer.alloc(Math.max(needed, this.mirrorValue.length * 2, INITIAL_MIRROR_BYTES));
+      this.mirrorValue.copy(grown, 0, 0, this.usedBytesValue);
+      this.mirrorValue = grown;
+    }
+    return this.usedBytesValue;
+  }
+
+  /** Marks `bytes` written at the reserved position as used and schedules their write-back. */
+  append(bytes: number): void {
+    assert(this.usedBytesValue + bytes <= this.mirrorValue.length, 'IndexFile.append: bytes were not reserved');
+    this.usedBytesValue += bytes;
+    this.scheduleWrite();
+  }
+
+  /** Drops bytes at and after `bytes` (logically; 'exact' files are ftruncated in the background). */
+  truncateUsed(bytes: number): void {
+    this.checkWritable();
+    assert(bytes >= 0 && bytes <= this.usedBytesValue, 'IndexFile.truncateUsed: bytes out of range');
+    assert(bytes % this.entryBytes === 0, 'IndexFile.truncateUsed: bytes must be whole entries');
+    this.usedBytesValue = bytes;
+    if (this.dirtyFrom > bytes) this.dirtyFrom = bytes;
+    if (this.sizing === 'exact') this.scheduleWrite();
+  }
+
+  /** Sets the file length (Kafka's resize); pending write-backs land first. Never below usedBytes. */
+  resizeFile(bytes: number): Promise<void> {
+    this.checkWritable();
+    assert(this.sizing === 'preallocated', 'IndexFile.resizeFile: only preallocated files are resized');
+    assert(bytes >= this.usedBytesValue, 'IndexFile.resizeFile: below the used bytes');
+    return this.enqueue(async () => {
+      await this.writeBack();
+      const file = this.requireFile();
+      await file.truncate(bytes);
+      this.fileBytesValue = bytes;
+    });
+  }
+
+  /** Waits for pending write-backs (no fdatasync). */
+  drain(): Promise<void> {
+    return this.enqueue(() => this.writeBack());
+  }
+
+  /** Writes back pending bytes and fdatasyncs the file (if it exists). */
+  flush(): Promise<void> {
+    assert(!this.closed, 'IndexFile.flush: after close');
+    if (this.readOnly) return Promise.resolve();
+    return this.enqueue(async () => {
+      await this.writeBack();
+      if (this.file !== null) await this.file.fdatasync();
+    });
+  }
+
+  /** Renames the file (if it exists on disk) and keeps using it under the new path. */
+  rename(newPath: string): Promise<void> {
+    this.checkWritable();
+    return this.enqueue(async () => {
+      await this.writeBack();
+      if (this.file !== null || (await this.io.exists(this.pathValue))) await this.io.rename(this.pathValue, newPath);
+      this.pathValue = newPath;
+    });
+  }
+
+  get isReadOnly(): boolean {
+    return this.readOnly;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /**
+   * Writes back pending bytes, trims a 'preallocated' file to `trimToBytes`
+   * when given, and closes the file. No fdatasync: flush() first for
+   * durability. After a failure the handle is still closed (without writing)
+   * and the failure is rethrown.
+   */
+  close(trimToBytes?: number): Promise<void> {
+    if (this.closed) return this.tail;
+    assert(trimToBytes === undefined || trimToBytes >= this.usedBytesValue, 'IndexFile.close: trim below the used bytes');
+    this.closed = true;
+    const result = this.tail.then(async () => {
+      let written = false;
+      try {
+        if (this.failure !== undefined) throw this.failure;
+        if (!this.readOnly) await this.writeBack();
+        if (!this.readOnly && this.file !== null && trimToBytes !== undefined && this.sizing === 'preallocated' && this.fileBytesValue !== trimToBytes) {
+          await this.file.truncate(trimToBytes);
+          this.fileBytesValue = trimToBytes;
+        }
+        written = true;
+      } finally {
+        const file = this.file;
+        this.file = null;
+        // After a failure, close the handle but report the first error.
+        if (file !== null) await (written ? file.close() : file.close().catch(() => undefined));
+      }
+    });
+    this.tail = result.then(undefined, (error: unknown) => {
+      if (this.failure === undefined) this.failure = error;
+    });
+    return result;
+  }
+
+  /** Closes without writing back and deletes the file if it exists. */
+  delete(): Promise<void> {
+    assert(!this.readOnly, 'IndexFile.delete: read-only index');
+    this.closed = true;
+    return this.enqueue(async () => {
+      const file = this.file;
+      this.file = null;
+      if (file !== null) await file.close();
+      if (await this.io.exists(this.pathValue)) await this.io.unlink(this.pathValue);
+    });
+  }
+
+  private requireFile(): IoFile {
+    const file = this.file;
+    if (file === null) {
+      throw new SeglogError('SEGLOG_ERR_INDEX_MISSING', `index file ${this.pathValue} is not open`, { context: { path: this.pathValue } });
+    }
+    return file;
+  }
+
+  private scheduleWrite(): void {
+    if (this.writeQueued || this.readOnly) return;
+    this.writeQueued = true;
+    // The failure is kept by enqueue's chain and rethrown by the next operation.
+    this.enqueue(() => this.writeBack()).catch(() => undefined);
+  }
+
+  /** Runs inside the serial chain only. Loops until nothing is dirty (appends may arrive meanwhile). */
+  private async writeBack(): Promise<void> {
+    this.writeQueued = false;
+    for (;;) {
+      const from = this.dirtyFrom;
+      const to = this.usedBytesValue;
+      const shrink = this.sizing === 'exact' && this.fileBytesValue > to;
+      if (from >= to && !shrink) return;
+      this.dirtyFrom = to;
+      let file = this.file;
+      if (file === null) {
+        file = await this.io.open(this.pathValue, { create: true });
+        this.file = file;
+      }
+      if (from < to) {
+        // A truncation and re-append of these bytes while this write is in
+        // flight lowers dirtyFrom again, so the next pass rewrites them.
+        await file.pwrite(this.mirrorValue.subarray(from, to), from);
+        if (to > this.fileBytesValue) this.fileBytesValue = to;
+      }
+      const target = this.usedBytesValue;
+      if (this.sizing === 'exact' && this.fileBytesValue > target) {
+        // Bytes appended below `target` meanwhile are dirty and rewritten by the next pass.
+        await file.truncate(target);
+        this.fileBytesValue = target;
+      }
+    }
+  }
+
+  private enqueue(op: () => Promise<void>): Promise<void> {
+    const result = this.tail.then(() => {
+      if (this.failure !== undefined) throw this.failure;
+      return op();
+    });
+    this.tail = result.then(undefined, (error: unknown) => {
+      if (this.failure === undefined) this.failure = error;
+    });
+    return result;
+  }
+}

@@ -1,0 +1,247 @@
+// OffsetIndex: the sparse `.index` file of a segment (reference/kafka-storage.md §7.1).
+//
+// On-disk format: a sequence of 8-byte big-endian entries
+//   relativeOffset int32  (offset − baseOffset, in [0, 2^31 − 1])
+//   position       int32  (byte position of a batch start in the .log file)
+// no header, no checksum (the .log file is authoritative; the index is
+// rebuilt from it whenever it is not trusted).
+//
+// Meaning: entry (O, P) says "the batch(es) starting at byte P have last
+// offset ≤ O, and nothing before P has an offset > O". The key is a batch
+// LAST offset, the value a batch START position.
+//
+// Invariants:
+// - Offsets strictly increase from entry to entry; so do positions.
+// - entries ≤ maxEntries = floor(file length / 8).
+// - A new file is preallocated (sparse ftruncate) to segmentIndexBytes
+//   rounded down to 8; the unused tail is zero. On roll and close it is
+//   trimmed to entries × 8. A reopened file has entries = length / 8
+//   (rounded down), which is why an unclean stop requires a rebuild; the
+//   active segment's index is resized back to the maximum after load and
+//   after truncation (resize()).
+// - The bytes live in an in-memory mirror written back through Io (see
+//   internal/index-file.ts for why this replaces Kafka's mmap). Lookups are
+//   synchronous and never wait for I/O.
+
+import { assert } from '@seglog/common';
+import type { Io } from '@seglog/io';
+import { lowerBound, upperBound } from './internal/binary-search.js';
+import { corruptIndex, indexFull, indexOffsetOverflow, invalidIndexOffset, invalidIndexSize, roundDown } from './internal/index-errors.js';
+import { IndexFile, INITIAL_MIRROR_BYTES } from './internal/index-file.js';
+
+export const OFFSET_INDEX_ENTRY_BYTES = 8;
+const INT32_MAX = 0x7fffffff;
+
+/** An offset-index entry: a batch last offset and the position of the batch start. */
+export interface OffsetPosition {
+  readonly offset: number;
+  readonly position: number;
+}
+
+export interface IndexOpenOptions {
+  /** The segment's base offset. */
+  readonly baseOffset: number;
+  /** segment.index.bytes: the size a new file is preallocated to (rounded down to whole entries). */
+  readonly maxIndexBytes: number;
+  /** Open read-only (tools): never create, write or resize. Default false. */
+  readonly readOnly?: boolean;
+}
+
+/** Encodes one entry at `at`. */
+export function writeOffsetIndexEntry(buffer: Buffer, at: number, relativeOffset: number, position: number): void {
+  buffer.writeInt32BE(relativeOffset, at);
+  buffer.writeInt32BE(position, at + 4);
+}
+
+export class OffsetIndex {
+  readonly baseOffset: number;
+  private readonly storage: IndexFile;
+  private maxEntriesValue: number;
+  private readonly keyAt: (slot: number) => number;
+  private readonly positionAt: (slot: number) => number;
+
+  private constructor(storage: IndexFile, baseOffset: number, maxEntries: number) {
+    this.baseOffset = baseOffset;
+    this.storage = storage;
+    this.maxEntriesValue = maxEntries;
+    this.keyAt = (slot) => this.storage.mirror.readInt32BE(slot * OFFSET_INDEX_ENTRY_BYTES);
+    this.positionAt = (slot) => this.storage.mirror.readInt32BE(slot * OFFSET_INDEX_ENTRY_BYTES + 4);
+  }
+
+  /**
+   * Opens the index at `path`, creating it (preallocated to maxIndexBytes
+   * rounded down to 8) when it does not exist. An existing file is read
+   * whole; its entry count is its length / 8, its maxEntries the same
+   * until resize().
+   */
+  static async open(io: Io, path: string, options: IndexOpenOptions): Promise<OffsetIndex> {
+    assert(Number.isSafeInteger(options.baseOffset) && options.baseOffset >= 0, 'OffsetIndex.open: baseOffset must be a non-negative safe integer');
+    assert(Number.isSafeInteger(options.maxIndexBytes), 'OffsetIndex.open: maxIndexBytes must be a safe integer');
+    const preallocateBytes = roundDown(options.maxIndexBytes, OFFSET_INDEX_ENTRY_BYTES);
+    const readOnly = options.readOnly ?? false;
+    if (preallocateBytes === 0 && !readOnly) throw invalidIndexSize(path, options.maxIndexBytes, OFFSET_INDEX_ENTRY_BYTES);
+    const storage = await IndexFile.open(io, path, {
+      entryBytes: OFFSET_INDEX_ENTRY_BYTES,
+      sizing: 'preallocated',
+      preallocateBytes,
+      readOnly,
+      initialCapacityBytes: Math.min(preallocateBytes, INITIAL_MIRROR_BYTES),
+    });
+    const maxEntries = Math.floor(storage.fileBytes / OFFSET_INDEX_ENTRY_BYTES);
+    return new OffsetIndex(storage, options.baseOffset, maxEntries);
+  }
+
+  get path(): string {
+    return this.storage.path;
+  }
+
+  /** Number of entries. */
+  get entries(): number {
+    return this.storage.usedBytes / OFFSET_INDEX_ENTRY_BYTES;
+  }
+
+  get maxEntries(): number {
+    return this.maxEntriesValue;
+  }
+
+  /** entries × 8: the bytes a trimmed file holds. */
+  get sizeBytes(): number {
+    return this.storage.usedBytes;
+  }
+
+  /** The file's current length (preallocated or trimmed). */
+  get fileBytes(): number {
+    return this.storage.fileBytes;
+  }
+
+  isFull(): boolean {
+    return this.entries >= this.maxEntriesValue;
+  }
+
+  /** The last entry's offset, or the base offset when empty. */
+  lastOffset(): number {
+    const entries = this.entries;
+    return entries === 0 ? this.baseOffset : this.baseOffset + this.keyAt(entries - 1);
+  }
+
+  /** Entry number `slot` (0-based, < entries). */
+  entry(slot: number): OffsetPosition {
+    assert(Number.isInteger(slot) && slot >= 0 && slot < this.entries, 'OffsetIndex.entry: slot out of range');
+    return { offset: this.baseOffset + this.keyAt(slot), position: this.positionAt(slot) };
+  }
+
+  /**
+   * Appends (offset, position). `offset` is a batch last offset and must be
+   * above the last entry's; `position` is the batch start. Throws
+   * SEGLOG_ERR_INDEX_FULL, SEGLOG_ERR_INDEX_OFFSET_OVERFLOW,
+   * SEGLOG_ERR_INDEX_INVALID_OFFSET. The entry is visible to lookups at
+   * once; its bytes reach the file in the background (flush() to wait).
+   */
+  append(offset: number, position: number): void {
+    assert(Number.isSafeInteger(offset), 'OffsetIndex.append: offset must be a safe integer');
+    assert(Number.isInteger(position) && position >= 0 && position <= INT32_MAX, 'OffsetIndex.append: position must be an int32 >= 0');
+    this.storage.checkWritable();
+    const entries = this.entries;
+    if (entries >= this.maxEntriesValue) throw indexFull(this.path, entries, this.maxEntriesValue);
+    if (entries > 0 && offset <= this.lastOffset()) throw invalidIndexOffset(this.path, offset, this.lastOffset(), entries);
+    const relative = offset - this.baseOffset;
+    if (relative < 0 || relative > INT32_MAX) throw indexOffsetOverflow(this.path, this.baseOffset, offset);
+    const at = this.storage.reserve(OFFSET_INDEX_ENTRY_BYTES);
+    writeOffsetIndexEntry(this.storage.mirror, at, relative, position);
+    this.storage.append(OFFSET_INDEX_ENTRY_BYTES);
+  }
+
+  /**
+   * The largest entry with offset ≤ targetOffset: where to start scanning the
+   * .log for the batch containing targetOffset. (baseOffset, 0) when there is none.
+   */
+  lookup(targetOffset: number): OffsetPosition {
+    const slot = upperBound(this.entries, targetOffset - this.baseOffset, this.keyAt) - 1;
+    if (slot < 0) return { offset: this.baseOffset, position: 0 };
+    return { offset: this.baseOffset + this.keyAt(slot), position: this.positionAt(slot) };
+  }
+
+  /**
+   * The smallest entry whose position is ≥ start.position + fetchBytes, or
+   * undefined: an offset above everything a fetch of fetchBytes from `start`
+   * can return (bounds the aborted-transaction lookup of read_committed).
+   * Kafka's search returns the entry after an exact match on slot 0; this
+   * returns the exact match (the documented meaning).
+   */
+  fetchUpperBoundOffset(start: OffsetPosition, fetchBytes: number): OffsetPosition | undefined {
+    const entries = this.entries;
+    const slot = lowerBound(entries, start.position + fetchBytes, this.positionAt);
+    if (slot >= entries) return undefined;
+    return { offset: this.baseOffset + this.keyAt(slot), position: this.positionAt(slot) };
+  }
+
+  /**
+   * Removes every entry with offset ≥ `offset` (Kafka's truncateTo: keep the
+   * entries before an exact match, else everything up to the floor entry).
+   * The file keeps its length; resize() or trim() set it.
+   */
+  truncateTo(offset: number): void {
+    assert(Number.isSafeInteger(offset), 'OffsetIndex.truncateTo: offset must be a safe integer');
+    const keep = lowerBound(this.entries, offset - this.baseOffset, this.keyAt);
+    this.storage.truncateUsed(keep * OFFSET_INDEX_ENTRY_BYTES);
+  }
+
+  /** Removes every entry. */
+  truncate(): void {
+    this.storage.truncateUsed(0);
+  }
+
+  /**
+   * Kafka's sanity check: corrupt (SEGLOG_ERR_INDEX_CORRUPT) when non-empty
+   * with a last offset below the base offset, or when the file length is not
+   * a multiple of 8.
+   */
+  sanityCheck(): void {
+    const entries = this.entries;
+    if (entries !== 0 && this.lastOffset() < this.baseOffset) {
+      throw corruptIndex(this.path, `last offset ${this.lastOffset()} is below the base offset ${this.baseOffset}`);
+    }
+    if (this.storage.fileBytes % OFFSET_INDEX_ENTRY_BYTES !== 0) {
+      throw corruptIndex(this.path, `file length ${this.storage.fileBytes} is not a multiple of ${OFFSET_INDEX_ENTRY_BYTES}`);
+    }
+  }
+
+  /**
+   * Sets the file length to maxIndexBytes rounded down to 8 (at least the
+   * current entries) and maxEntries accordingly. Returns false when the
+   * length was already that.
+   */
+  async resize(maxIndexBytes: number): Promise<boolean> {
+    const bytes = roundDown(maxIndexBytes, OFFSET_INDEX_ENTRY_BYTES);
+    assert(bytes >= this.sizeBytes, 'OffsetIndex.resize: below the current entries');
+    if (bytes === this.storage.fileBytes) return false;
+    await this.storage.resizeFile(bytes);
+    this.maxEntriesValue = bytes / OFFSET_INDEX_ENTRY_BYTES;
+    return true;
+  }
+
+  /** Trims the file to entries × 8 (roll, close). */
+  async trim(): Promise<void> {
+    await this.resize(this.sizeBytes);
+  }
+
+  /** Writes pending entries and fdatasyncs the file. */
+  flush(): Promise<void> {
+    return this.storage.flush();
+  }
+
+  /** Renames the file (e.g. to `.deleted` or from `.swap`); the index stays usable. */
+  renameTo(path: string): Promise<void> {
+    return this.storage.rename(path);
+  }
+
+  /** Trims the file to entries × 8 and closes it. Does not fdatasync: flush() first. */
+  close(): Promise<void> {
+    return this.storage.close(this.sizeBytes);
+  }
+
+  /** Closes and deletes the file. */
+  delete(): Promise<void> {
+    return this.storage.delete();
+  }
+}

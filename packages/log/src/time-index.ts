@@ -1,0 +1,241 @@
+// TimeIndex: the sparse `.timeindex` file of a segment (reference/kafka-storage.md §7.2).
+//
+// On-disk format: a sequence of 12-byte big-endian entries
+//   timestamp      int64  (written as two 32-bit halves)
+//   relativeOffset int32  (offset − baseOffset, in [0, 2^31 − 1])
+// no header, no checksum (rebuilt from the .log file when not trusted).
+//
+// Meaning: entry (T, O) says "the largest timestamp seen up to and including
+// the batch whose last offset is O is T": every record with a timestamp > T
+// comes after O.
+//
+// Invariants:
+// - Timestamps strictly increase across entries (an entry is appended only
+//   when its timestamp is above the last one; an equal timestamp is silently
+//   ignored, a lower one is an error); offsets never decrease.
+// - An empty index's last entry is (-1, baseOffset), so only timestamps ≥ 0
+//   are ever indexed.
+// - maxEntries = floor(file length / 12); isFull when entries ≥ maxEntries − 1:
+//   one slot is kept for the entry written on roll/close (skipFullCheck).
+// - Preallocation, trim on roll/close, entries = length / 12 on reopen, and
+//   the in-memory mirror written back through Io: as OffsetIndex.
+// - Timestamps are JS numbers; a stored timestamp outside the safe-integer
+//   range is corruption (SEGLOG_ERR_INDEX_CORRUPT when returned).
+
+import { assert, SeglogError } from '@seglog/common';
+import type { Io } from '@seglog/io';
+import { lowerBound, upperBound } from './internal/binary-search.js';
+import { corruptIndex, indexFull, indexOffsetOverflow, invalidIndexOffset, invalidIndexSize, roundDown } from './internal/index-errors.js';
+import { IndexFile, INITIAL_MIRROR_BYTES } from './internal/index-file.js';
+import { readInt64BE, writeInt64BE } from './internal/int64.js';
+import type { IndexOpenOptions } from './offset-index.js';
+
+export const TIME_INDEX_ENTRY_BYTES = 12;
+const INT32_MAX = 0x7fffffff;
+
+/** A time-index entry: the max timestamp so far and the offset of the batch it was seen in. */
+export interface TimestampOffset {
+  readonly timestamp: number;
+  readonly offset: number;
+}
+
+/** Encodes one entry at `at`. */
+export function writeTimeIndexEntry(buffer: Buffer, at: number, timestamp: number, relativeOffset: number): void {
+  writeInt64BE(buffer, timestamp, at);
+  buffer.writeInt32BE(relativeOffset, at + 8);
+}
+
+export class TimeIndex {
+  readonly baseOffset: number;
+  private readonly storage: IndexFile;
+  private maxEntriesValue: number;
+  private readonly timestampAt: (slot: number) => number;
+  private readonly relativeOffsetAt: (slot: number) => number;
+
+  private constructor(storage: IndexFile, baseOffset: number, maxEntries: number) {
+    this.baseOffset = baseOffset;
+    this.storage = storage;
+    this.maxEntriesValue = maxEntries;
+    this.timestampAt = (slot) => readInt64BE(this.storage.mirror, slot * TIME_INDEX_ENTRY_BYTES);
+    this.relativeOffsetAt = (slot) => this.storage.mirror.readInt32BE(slot * TIME_INDEX_ENTRY_BYTES + 8);
+  }
+
+  /**
+   * Opens the index at `path`, creating it (preallocated to maxIndexBytes
+   * rounded down to 12) when it does not exist; an existing file is read whole
+   * and has entries = maxEntries = length / 12 until resize().
+   */
+  static async open(io: Io, path: string, options: IndexOpenOptions): Promise<TimeIndex> {
+    assert(Number.isSafeInteger(options.baseOffset) && options.baseOffset >= 0, 'TimeIndex.open: baseOffset must be a non-negative safe integer');
+    assert(Number.isSafeInteger(options.maxIndexBytes), 'TimeIndex.open: maxIndexBytes must be a safe integer');
+    const preallocateBytes = roundDown(options.maxIndexBytes, TIME_INDEX_ENTRY_BYTES);
+    const readOnly = options.readOnly ?? false;
+    if (preallocateBytes === 0 && !readOnly) throw invalidIndexSize(path, options.maxIndexBytes, TIME_INDEX_ENTRY_BYTES);
+    const storage = await IndexFile.open(io, path, {
+      entryBytes: TIME_INDEX_ENTRY_BYTES,
+      sizing: 'preallocated',
+      preallocateBytes,
+      readOnly,
+      initialCapacityBytes: Math.min(preallocateBytes, roundDown(INITIAL_MIRROR_BYTES, TIME_INDEX_ENTRY_BYTES)),
+    });
+    const maxEntries = Math.floor(storage.fileBytes / TIME_INDEX_ENTRY_BYTES);
+    return new TimeIndex(storage, options.baseOffset, maxEntries);
+  }
+
+  get path(): string {
+    return this.storage.path;
+  }
+
+  get entries(): number {
+    return this.storage.usedBytes / TIME_INDEX_ENTRY_BYTES;
+  }
+
+  get maxEntries(): number {
+    return this.maxEntriesValue;
+  }
+
+  /** entries × 12: the bytes a trimmed file holds. */
+  get sizeBytes(): number {
+    return this.storage.usedBytes;
+  }
+
+  get fileBytes(): number {
+    return this.storage.fileBytes;
+  }
+
+  /** Full when only the slot reserved for the roll/close entry is left. */
+  isFull(): boolean {
+    return this.entries >= this.maxEntriesValue - 1;
+  }
+
+  /** The last entry, or (-1, baseOffset) when empty. */
+  lastEntry(): TimestampOffset {
+    const entries = this.entries;
+    if (entries === 0) return { timestamp: -1, offset: this.baseOffset };
+    return this.entryAt(entries - 1);
+  }
+
+  /** Entry number `slot` (0-based, < entries). */
+  entry(slot: number): TimestampOffset {
+    assert(Number.isInteger(slot) && slot >= 0 && slot < this.entries, 'TimeIndex.entry: slot out of range');
+    return this.entryAt(slot);
+  }
+
+  /**
+   * Appends (timestamp, offset) if timestamp is above the last entry's.
+   * An entry equal to the last (same timestamp, same or higher offset) is
+   * ignored. Throws SEGLOG_ERR_INDEX_FULL (unless skipFullCheck, which may
+   * use the reserved slot), SEGLOG_ERR_INDEX_INVALID_OFFSET (offset below the
+   * last), SEGLOG_ERR_INDEX_INVALID_TIMESTAMP (timestamp below the last),
+   * SEGLOG_ERR_INDEX_OFFSET_OVERFLOW.
+   */
+  maybeAppend(timestamp: number, offset: number, skipFullCheck = false): void {
+    assert(Number.isSafeInteger(timestamp), 'TimeIndex.maybeAppend: timestamp must be a safe integer');
+    assert(Number.isSafeInteger(offset), 'TimeIndex.maybeAppend: offset must be a safe integer');
+    this.storage.checkWritable();
+    const entries = this.entries;
+    if (!skipFullCheck && this.isFull()) throw indexFull(this.path, entries, this.maxEntriesValue);
+    const last = this.lastEntry();
+    if (entries !== 0 && offset < last.offset) throw invalidIndexOffset(this.path, offset, last.offset, entries);
+    if (entries !== 0 && timestamp < last.timestamp) {
+      throw new SeglogError(
+        'SEGLOG_ERR_INDEX_INVALID_TIMESTAMP',
+        `time index ${this.path}: timestamp ${timestamp} appended at entry ${entries} is below the last timestamp ${last.timestamp}`,
+        { context: { path: this.path, timestamp, lastTimestamp: last.timestamp, entries } },
+      );
+    }
+    if (timestamp <= last.timestamp) return;
+    // Even with skipFullCheck there must be a slot left.
+    if (entries >= this.maxEntriesValue) throw indexFull(this.path, entries, this.maxEntriesValue);
+    const relative = offset - this.baseOffset;
+    if (relative < 0 || relative > INT32_MAX) throw indexOffsetOverflow(this.path, this.baseOffset, offset);
+    const at = this.storage.reserve(TIME_INDEX_ENTRY_BYTES);
+    writeTimeIndexEntry(this.storage.mirror, at, timestamp, relative);
+    this.storage.append(TIME_INDEX_ENTRY_BYTES);
+  }
+
+  /**
+   * The largest entry with timestamp ≤ targetTimestamp, or (-1, baseOffset)
+   * when there is none: where to start looking for the first record with a
+   * timestamp ≥ target.
+   */
+  lookup(targetTimestamp: number): TimestampOffset {
+    const slot = upperBound(this.entries, targetTimestamp, this.timestampAt) - 1;
+    if (slot < 0) return { timestamp: -1, offset: this.baseOffset };
+    return this.entryAt(slot);
+  }
+
+  /** Removes every entry with offset ≥ `offset` (as OffsetIndex.truncateTo, on the offset column). */
+  truncateTo(offset: number): void {
+    assert(Number.isSafeInteger(offset), 'TimeIndex.truncateTo: offset must be a safe integer');
+    const keep = lowerBound(this.entries, offset - this.baseOffset, this.relativeOffsetAt);
+    this.storage.truncateUsed(keep * TIME_INDEX_ENTRY_BYTES);
+  }
+
+  truncate(): void {
+    this.storage.truncateUsed(0);
+  }
+
+  /**
+   * Kafka's sanity check (SEGLOG_ERR_INDEX_CORRUPT): non-empty with the last
+   * timestamp below the first, or the last offset below the base offset, or
+   * a file length that is not a multiple of 12. Also: a first or last
+   * timestamp that is not a safe integer.
+   */
+  sanityCheck(): void {
+    const entries = this.entries;
+    if (entries !== 0) {
+      const first = this.timestampAt(0);
+      const last = this.timestampAt(entries - 1);
+      if (!Number.isSafeInteger(first) || !Number.isSafeInteger(last)) {
+        throw corruptIndex(this.path, 'a timestamp is outside the safe-integer range');
+      }
+      if (last < first) throw corruptIndex(this.path, `last timestamp ${last} is below the first timestamp ${first}`);
+      const lastOffset = this.baseOffset + this.relativeOffsetAt(entries - 1);
+      if (lastOffset < this.baseOffset) {
+        throw corruptIndex(this.path, `last offset ${lastOffset} is below the base offset ${this.baseOffset}`);
+      }
+    }
+    if (this.storage.fileBytes % TIME_INDEX_ENTRY_BYTES !== 0) {
+      throw corruptIndex(this.path, `file length ${this.storage.fileBytes} is not a multiple of ${TIME_INDEX_ENTRY_BYTES}`);
+    }
+  }
+
+  /** Sets the file length to maxIndexBytes rounded down to 12; false when unchanged. */
+  async resize(maxIndexBytes: number): Promise<boolean> {
+    const bytes = roundDown(maxIndexBytes, TIME_INDEX_ENTRY_BYTES);
+    assert(bytes >= this.sizeBytes, 'TimeIndex.resize: below the current entries');
+    if (bytes === this.storage.fileBytes) return false;
+    await this.storage.resizeFile(bytes);
+    this.maxEntriesValue = bytes / TIME_INDEX_ENTRY_BYTES;
+    return true;
+  }
+
+  /** Trims the file to entries × 12 (roll, close). */
+  async trim(): Promise<void> {
+    await this.resize(this.sizeBytes);
+  }
+
+  flush(): Promise<void> {
+    return this.storage.flush();
+  }
+
+  renameTo(path: string): Promise<void> {
+    return this.storage.rename(path);
+  }
+
+  /** Trims the file to entries × 12 and closes it. Does not fdatasync: flush() first. */
+  close(): Promise<void> {
+    return this.storage.close(this.sizeBytes);
+  }
+
+  delete(): Promise<void> {
+    return this.storage.delete();
+  }
+
+  private entryAt(slot: number): TimestampOffset {
+    const timestamp = this.timestampAt(slot);
+    if (!Number.isSafeInteger(timestamp)) throw corruptIndex(this.path, `timestamp of entry ${slot} is outside the safe-integer range`);
+    return { timestamp, offset: this.baseOffset + this.relativeOffsetAt(slot) };
+  }
+}
