@@ -4,5 +4,7 @@
 export type { AllocateMode, FileStat, FsStat, Io, IoFile, OpenOptions } from './io.js';
 export { IoError, IoErrorCode, isIoError } from './io-error.js';
 export type { IoErrorDetails } from './io-error.js';
+export { NodeIo } from './node-io.js';
+export type { NodeIoFs, NodeIoOptions, NodeIoStats } from './node-io.js';
 export { CrashMode, SimIo } from './sim-io.js';
 export type { CrashPoint, FaultKind, FaultRule, SimFaults, SimIoOptions } from './sim-io.js';

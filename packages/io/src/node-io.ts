@@ -1,0 +1,674 @@
+// NodeIo: the Io over node:fs (and the optional native addon for fallocate).
+//
+// - Positional reads and writes use the callback API on plain fds with
+//   pooled request objects (one bound callback each, created once), so a
+//   write costs one promise and no per-call closure or result object.
+// - pwrite/pwritev loop over short writes (a writev that stops inside an
+//   iovec continues from there); a write that makes no progress fails with
+//   SEGLOG_ERR_IO_NO_PROGRESS. pread loops over short reads until the length
+//   or end of file (for O_DIRECT, a read that ends off the alignment is end of
+//   file).
+// - O_DIRECT: positions and lengths are checked against `directAlignment`
+//   before the syscall; buffers from an AlignedArena are checked exactly;
+//   other buffers are left to the kernel, whose EINVAL becomes
+//   SEGLOG_ERR_IO_INVALID_ALIGNMENT. `directAlignment` defaults to 4096, which
+//   every Linux file system with 512 B or 4 KiB logical blocks accepts; Node
+//   has no statx, so `NodeIo.probeDirectAlignment(dir)` measures the real
+//   value (512 on the reference VM) by trying O_DIRECT writes that cross a
+//   page boundary (node-platform.md §5.4).
+// - close() waits for the handle's in-flight operations before closing the fd,
+//   so an fd number is never reused under a running write.
+// - Errors are IoErrors with codes mapped from errno (io-error.ts).
+
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { assert } from '@seglog/common';
+import { IoError, IoErrorCode, ioErrorFromNode } from './io-error.js';
+import type { AllocateMode, FileStat, FsStat, Io, IoFile, OpenOptions } from './io.js';
+import { registerAlignedMemory } from './internal/aligned-memory.js';
+import { directAlignmentError } from './internal/direct-check.js';
+import { advanceIovecs, iovecBytes } from './internal/iovec.js';
+import { wasmMemory } from './internal/wasm-memory.js';
+
+type ByteCallback = (error: NodeJS.ErrnoException | null, bytes: number) => void;
+
+/** The positional calls NodeIo makes; node:fs by default, replaceable in tests (to inject short writes). */
+export interface NodeIoFs {
+  write(fd: number, buffer: Uint8Array, offset: number, length: number, position: number, callback: ByteCallback): void;
+  writev(fd: number, buffers: readonly Uint8Array[], position: number, callback: ByteCallback): void;
+  read(fd: number, buffer: Uint8Array, offset: number, length: number, position: number, callback: ByteCallback): void;
+  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
+  readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
+}
+
+const nodeFs: NodeIoFs = {
+  write: (fd, buffer, offset, length, position, callback) => fs.write(fd, buffer, offset, length, position, callback),
+  writev: (fd, buffers, position, callback) => fs.writev(fd, buffers, position, callback),
+  read: (fd, buffer, offset, length, position, callback) => fs.read(fd, buffer, offset, length, position, callback),
+  writeSync: (fd, buffer, offset, length, position) => fs.writeSync(fd, buffer, offset, length, position),
+  readSync: (fd, buffer, offset, length, position) => fs.readSync(fd, buffer, offset, length, position),
+};
+
+export interface NodeIoOptions {
+  /** O_DIRECT alignment; default 4096 (see probeDirectAlignment). */
+  readonly directAlignment?: number;
+  /** Mode of created files; default 0o600. */
+  readonly fileMode?: number;
+  /** Mode of created directories; default 0o700. */
+  readonly dirMode?: number;
+  /** Positional I/O calls (tests inject short writes here); default node:fs. */
+  readonly fs?: NodeIoFs;
+}
+
+export interface NodeIoStats {
+  /** Writes that returned fewer bytes than asked and were continued. */
+  shortWrites: number;
+  /** allocate calls served by the native fallocate. */
+  allocateNative: number;
+  /** allocate calls with a fallocate mode served by the fallback (no native fallocate). */
+  allocateFallback: number;
+}
+
+const constants = fs.constants as typeof fs.constants & { O_DIRECT?: number; O_DSYNC?: number };
+const POOLED_REQUESTS_MAX = 64;
+const ZERO_CHUNK_BYTES = 1 << 20;
+
+type NativeFallocate = (fd: number, mode: number, offset: number, length: number) => unknown;
+let nativeFallocate: Promise<NativeFallocate | null> | null = null;
+
+/** The addon's fallocate if it is loaded and has one, else null (imported once, lazily). */
+function loadNativeFallocate(): Promise<NativeFallocate | null> {
+  nativeFallocate ??= import('@seglog/native').then(
+    (native) => {
+      const candidate = (native as Record<string, unknown>)['fallocate'];
+      return native.capabilities.fallocate && typeof candidate === 'function' ? (candidate as NativeFallocate) : null;
+    },
+    () => null,
+  );
+  return nativeFallocate;
+}
+
+let zeroChunk: Uint8Array | null = null;
+
+/** 1 MiB of zeros in page-aligned memory (usable for O_DIRECT); never written to. */
+function zeros(): Uint8Array {
+  if (zeroChunk === null) {
+    const memory = wasmMemory(ZERO_CHUNK_BYTES);
+    registerAlignedMemory(memory, 4096);
+    zeroChunk = new Uint8Array(memory);
+  }
+  return zeroChunk;
+}
+
+/** State shared by a NodeIo and its handles. */
+class NodeCore {
+  readonly fs: NodeIoFs;
+  readonly alignment: number;
+  readonly stats: NodeIoStats;
+  readonly handles: Set<NodeFile>;
+  private readonly writeRequests: WriteRequest[];
+  private readonly readRequests: ReadRequest[];
+
+  constructor(rawFs: NodeIoFs, alignment: number) {
+    this.fs = rawFs;
+    this.alignment = alignment;
+    this.stats = { shortWrites: 0, allocateNative: 0, allocateFallback: 0 };
+    this.handles = new Set();
+    this.writeRequests = [];
+    this.readRequests = [];
+  }
+
+  takeWrite(): WriteRequest {
+    return this.writeRequests.pop() ?? new WriteRequest(this);
+  }
+
+  giveWrite(request: WriteRequest): void {
+    if (this.writeRequests.length < POOLED_REQUESTS_MAX) this.writeRequests.push(request);
+  }
+
+  takeRead(): ReadRequest {
+    return this.readRequests.pop() ?? new ReadRequest(this);
+  }
+
+  giveRead(request: ReadRequest): void {
+    if (this.readRequests.length < POOLED_REQUESTS_MAX) this.readRequests.push(request);
+  }
+}
+
+/** A data-path error: on an O_DIRECT file the kernel's EINVAL means misalignment. */
+function dataError(error: unknown, file: NodeFile, syscall: string): IoError {
+  const mapped = ioErrorFromNode(error, syscall, file.path);
+  if (!file.direct || mapped.errno !== 'EINVAL') return mapped;
+  return new IoError(IoErrorCode.invalidAlignment, `${syscall} ${file.path}: O_DIRECT request rejected (EINVAL)`, {
+    errno: 'EINVAL', syscall, path: file.path, cause: error,
+  });
+}
+
+function noProgress(file: NodeFile, syscall: string, position: number): IoError {
+  return new IoError(IoErrorCode.noProgress, `${syscall} ${file.path}: write made no progress`, {
+    errno: null, syscall, path: file.path, context: { position },
+  });
+}
+
+/** One pwrite/pwritev in flight: loops over short writes. Pooled; its callback is bound once. */
+class WriteRequest {
+  private readonly core: NodeCore;
+  private file: NodeFile | null;
+  private single: Uint8Array | null;
+  private vector: readonly Uint8Array[] | null;
+  private offset: number;
+  private remaining: number;
+  private position: number;
+  private resolve: (() => void) | null;
+  private reject: ((error: unknown) => void) | null;
+  private readonly onWritten: ByteCallback;
+
+  constructor(core: NodeCore) {
+    this.core = core;
+    this.file = null;
+    this.single = null;
+    this.vector = null;
+    this.offset = 0;
+    this.remaining = 0;
+    this.position = 0;
+    this.resolve = null;
+    this.reject = null;
+    this.onWritten = (error, bytes) => this.written(error, bytes);
+  }
+
+  start(file: NodeFile, single: Uint8Array | null, vector: readonly Uint8Array[] | null, position: number): Promise<void> {
+    this.file = file;
+    this.single = single;
+    this.vector = vector;
+    this.offset = 0;
+    this.remaining = single !== null ? single.byteLength : iovecBytes(vector as readonly Uint8Array[]);
+    this.position = position;
+    const promise = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    this.issue();
+    return promise;
+  }
+
+  private issue(): void {
+    const fd = (this.file as NodeFile).fd;
+    if (this.vector !== null) this.core.fs.writev(fd, this.vector, this.position, this.onWritten);
+    else this.core.fs.write(fd, this.single as Uint8Array, this.offset, this.remaining, this.position, this.onWritten);
+  }
+
+  private written(error: NodeJS.ErrnoException | null, bytes: number): void {
+    const file = this.file as NodeFile;
+    const syscall = this.vector !== null ? 'pwritev' : 'pwrite';
+    if (error !== null) return this.finish(dataError(error, file, syscall));
+    if (bytes <= 0) return this.finish(noProgress(file, syscall, this.position));
+    this.remaining -= bytes;
+    this.position += bytes;
+    if (this.remaining === 0) return this.finish(null);
+    this.core.stats.shortWrites++;
+    if (this.vector !== null) this.vector = advanceIovecs(this.vector, bytes);
+    else this.offset += bytes;
+    this.issue();
+  }
+
+  private finish(error: IoError | null): void {
+    const { resolve, reject, file } = this;
+    this.file = null;
+    this.single = null;
+    this.vector = null;
+    this.resolve = null;
+    this.reject = null;
+    this.core.giveWrite(this);
+    (file as NodeFile).endOp();
+    if (error === null) (resolve as () => void)();
+    else (reject as (e: unknown) => void)(error);
+  }
+}
+
+/** One pread in flight: loops over short reads until the length or end of file. Pooled. */
+class ReadRequest {
+  private readonly core: NodeCore;
+  private file: NodeFile | null;
+  private target: Uint8Array | null;
+  private done: number;
+  private length: number;
+  private position: number;
+  private resolve: ((bytes: number) => void) | null;
+  private reject: ((error: unknown) => void) | null;
+  private readonly onRead: ByteCallback;
+
+  constructor(core: NodeCore) {
+    this.core = core;
+    this.file = null;
+    this.target = null;
+    this.done = 0;
+    this.length = 0;
+    this.position = 0;
+    this.resolve = null;
+    this.reject = null;
+    this.onRead = (error, bytes) => this.read(error, bytes);
+  }
+
+  start(file: NodeFile, target: Uint8Array, position: number, length: number): Promise<number> {
+    this.file = file;
+    this.target = target;
+    this.done = 0;
+    this.length = length;
+    this.position = position;
+    const promise = new Promise<number>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    this.issue();
+    return promise;
+  }
+
+  private issue(): void {
+    const fd = (this.file as NodeFile).fd;
+    this.core.fs.read(fd, this.target as Uint8Array, this.done, this.length - this.done, this.position + this.done, this.onRead);
+  }
+
+  private read(error: NodeJS.ErrnoException | null, bytes: number): void {
+    const file = this.file as NodeFile;
+    if (error !== null) return this.finish(dataError(error, file, 'pread'));
+    this.done += bytes;
+    const endOfFile = bytes === 0 || (file.direct && bytes % this.core.alignment !== 0);
+    if (this.done === this.length || endOfFile) return this.finish(null);
+    this.issue();
+  }
+
+  private finish(error: IoError | null): void {
+    const { resolve, reject, file, done } = this;
+    this.file = null;
+    this.target = null;
+    this.resolve = null;
+    this.reject = null;
+    this.core.giveRead(this);
+    (file as NodeFile).endOp();
+    if (error === null) (resolve as (n: number) => void)(done);
+    else (reject as (e: unknown) => void)(error);
+  }
+}
+
+class NodeFile implements IoFile {
+  readonly path: string;
+  readonly direct: boolean;
+  readonly fd: number;
+  private readonly core: NodeCore;
+  private readonly readOnly: boolean;
+  private closed: boolean;
+  private inflight: number;
+  private drained: (() => void) | null;
+
+  constructor(core: NodeCore, path: string, fd: number, options: OpenOptions) {
+    this.path = path;
+    this.direct = options.direct === true;
+    this.fd = fd;
+    this.core = core;
+    this.readOnly = options.readOnly === true;
+    this.closed = false;
+    this.inflight = 0;
+    this.drained = null;
+  }
+
+  /** Null when the handle may run `syscall`, else the error to raise. */
+  private unusable(syscall: string, mutates: boolean): IoError | null {
+    if (this.closed) return new IoError(IoErrorCode.closed, `${syscall} ${this.path}: file is closed`, { errno: 'EBADF', syscall, path: this.path });
+    if (mutates && this.readOnly) {
+      return new IoError(IoErrorCode.readOnly, `${syscall} ${this.path}: opened read-only`, { errno: 'EBADF', syscall, path: this.path });
+    }
+    return null;
+  }
+
+  private misaligned(syscall: string, position: number, length: number, buffer: Uint8Array | null): IoError | null {
+    if (!this.direct) return null;
+    return directAlignmentError(syscall, this.path, this.core.alignment, position, length, buffer, 'allow');
+  }
+
+  private beginOp(): void {
+    this.inflight++;
+  }
+
+  endOp(): void {
+    this.inflight--;
+    if (this.inflight === 0 && this.drained !== null) this.drained();
+  }
+
+  pread(buffer: Uint8Array, position: number, length: number = buffer.byteLength): Promise<number> {
+    assert(Number.isSafeInteger(position) && position >= 0, 'pread: position must be a non-negative safe integer');
+    assert(Number.isSafeInteger(length) && length >= 0 && length <= buffer.byteLength, 'pread: length must fit the buffer');
+    const error = this.unusable('pread', false) ?? this.misaligned('pread', position, length, buffer);
+    if (error !== null) return Promise.reject(error);
+    if (length === 0) return Promise.resolve(0);
+    this.beginOp();
+    return this.core.takeRead().start(this, buffer, position, length);
+  }
+
+  pwrite(buffer: Uint8Array, position: number): Promise<void> {
+    assert(Number.isSafeInteger(position) && position >= 0, 'pwrite: position must be a non-negative safe integer');
+    assert(Number.isSafeInteger(position + buffer.byteLength), 'pwrite: end must be a safe integer');
+    const error = this.unusable('pwrite', true) ?? this.misaligned('pwrite', position, buffer.byteLength, buffer);
+    if (error !== null) return Promise.reject(error);
+    if (buffer.byteLength === 0) return Promise.resolve();
+    this.beginOp();
+    return this.core.takeWrite().start(this, buffer, null, position);
+  }
+
+  pwritev(buffers: readonly Uint8Array[], position: number): Promise<void> {
+    assert(Number.isSafeInteger(position) && position >= 0, 'pwritev: position must be a non-negative safe integer');
+    let error = this.unusable('pwritev', true);
+    let at = position;
+    for (const buffer of buffers) {
+      error ??= this.misaligned('pwritev', at, buffer.byteLength, buffer);
+      at += buffer.byteLength;
+    }
+    assert(Number.isSafeInteger(at), 'pwritev: end must be a safe integer');
+    if (error !== null) return Promise.reject(error);
+    if (at === position) return Promise.resolve();
+    this.beginOp();
+    return this.core.takeWrite().start(this, null, buffers, position);
+  }
+
+  preadSync(buffer: Uint8Array, position: number, length: number = buffer.byteLength): number {
+    assert(Number.isSafeInteger(position) && position >= 0, 'preadSync: position must be a non-negative safe integer');
+    assert(Number.isSafeInteger(length) && length >= 0 && length <= buffer.byteLength, 'preadSync: length must fit the buffer');
+    const error = this.unusable('pread', false) ?? this.misaligned('pread', position, length, buffer);
+    if (error !== null) throw error;
+    let done = 0;
+    while (done < length) {
+      let bytes: number;
+      try {
+        bytes = this.core.fs.readSync(this.fd, buffer, done, length - done, position + done);
+      } catch (cause) {
+        throw dataError(cause, this, 'pread');
+      }
+      done += bytes;
+      if (bytes === 0 || (this.direct && bytes % this.core.alignment !== 0)) break;
+    }
+    return done;
+  }
+
+  pwriteSync(buffer: Uint8Array, position: number): void {
+    assert(Number.isSafeInteger(position) && position >= 0, 'pwriteSync: position must be a non-negative safe integer');
+    const error = this.unusable('pwrite', true) ?? this.misaligned('pwrite', position, buffer.byteLength, buffer);
+    if (error !== null) throw error;
+    let done = 0;
+    while (done < buffer.byteLength) {
+      let bytes: number;
+      try {
+        bytes = this.core.fs.writeSync(this.fd, buffer, done, buffer.byteLength - done, position + done);
+      } catch (cause) {
+        throw dataError(cause, this, 'pwrite');
+      }
+      if (bytes <= 0) throw noProgress(this, 'pwrite', position + done);
+      done += bytes;
+      if (done < buffer.byteLength) this.core.stats.shortWrites++;
+    }
+  }
+
+  /** Runs one callback-style fd call with in-flight tracking and error mapping. */
+  private call<T>(syscall: string, mutates: boolean, run: (done: (error: NodeJS.ErrnoException | null, value: T) => void) => void): Promise<T> {
+    const error = this.unusable(syscall, mutates);
+    if (error !== null) return Promise.reject(error);
+    this.beginOp();
+    return new Promise<T>((resolve, reject) => {
+      run((cause, value) => {
+        this.endOp();
+        if (cause !== null) reject(dataError(cause, this, syscall));
+        else resolve(value);
+      });
+    });
+  }
+
+  fdatasync(): Promise<void> {
+    return this.call<void>('fdatasync', false, (done) => fs.fdatasync(this.fd, (e) => done(e, undefined)));
+  }
+
+  fsync(): Promise<void> {
+    return this.call<void>('fsync', false, (done) => fs.fsync(this.fd, (e) => done(e, undefined)));
+  }
+
+  truncate(size: number): Promise<void> {
+    assert(Number.isSafeInteger(size) && size >= 0, 'truncate: size must be a non-negative safe integer');
+    return this.call<void>('ftruncate', true, (done) => fs.ftruncate(this.fd, size, (e) => done(e, undefined)));
+  }
+
+  size(): Promise<number> {
+    return this.call<number>('fstat', false, (done) => fs.fstat(this.fd, (e, stats) => done(e, e === null ? stats.size : 0)));
+  }
+
+  /**
+   * Reserves [position, position+length). Every mode leaves the bytes below
+   * the current size unchanged. Without a native fallocate, 'fallocate' falls
+   * back to ftruncate (size extended, sparse) and 'fallocate-keep-size' to
+   * nothing; both count in stats.allocateFallback. 'zero' writes zeros from
+   * the current size to the end of the range (never over existing bytes).
+   */
+  async allocate(position: number, length: number, mode: AllocateMode): Promise<void> {
+    assert(Number.isSafeInteger(position) && position >= 0, 'allocate: position must be a non-negative safe integer');
+    assert(Number.isSafeInteger(length) && length > 0, 'allocate: length must be a positive safe integer');
+    const error = this.unusable('fallocate', true) ?? (mode === 'zero' ? this.misaligned('fallocate', position, length, null) : null);
+    if (error !== null) throw error;
+    if (mode === 'fallocate' || mode === 'fallocate-keep-size') {
+      const native = await loadNativeFallocate();
+      if (native !== null) {
+        await this.nativeAllocate(native, position, length, mode === 'fallocate-keep-size');
+        return;
+      }
+      this.core.stats.allocateFallback++;
+      if (mode === 'fallocate-keep-size') return;
+    }
+    const size = await this.size();
+    const end = position + length;
+    if (end <= size) return;
+    if (mode === 'zero') await this.zeroFill(size, end);
+    else await this.truncate(end);
+  }
+
+  private async nativeAllocate(native: NativeFallocate, position: number, length: number, keepSize: boolean): Promise<void> {
+    const FALLOC_FL_KEEP_SIZE = 1;
+    this.beginOp();
+    try {
+      await native(this.fd, keepSize ? FALLOC_FL_KEEP_SIZE : 0, position, length);
+      this.core.stats.allocateNative++;
+    } catch (cause) {
+      throw ioErrorFromNode(cause, 'fallocate', this.path);
+    } finally {
+      this.endOp();
+    }
+  }
+
+  /** Writes zeros over [from, end). On O_DIRECT an unaligned start is first extended by ftruncate. */
+  private async zeroFill(from: number, end: number): Promise<void> {
+    let at = from;
+    if (this.direct && at % this.core.alignment !== 0) {
+      at = Math.min(end, Math.ceil(at / this.core.alignment) * this.core.alignment);
+      await this.truncate(at);
+    }
+    const chunk = zeros();
+    while (at < end) {
+      const n = Math.min(chunk.byteLength, end - at);
+      await this.pwrite(chunk.subarray(0, n), at);
+      at += n;
+    }
+  }
+
+  async close(): Promise<void> {
+    const error = this.unusable('close', false);
+    if (error !== null) throw error;
+    this.closed = true;
+    this.core.handles.delete(this);
+    if (this.inflight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+    try {
+      await new Promise<void>((resolve, reject) => fs.close(this.fd, (e) => (e === null ? resolve() : reject(e))));
+    } catch (cause) {
+      throw ioErrorFromNode(cause, 'close', this.path);
+    }
+  }
+}
+
+async function mapped<T>(syscall: string, p: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (cause) {
+    throw ioErrorFromNode(cause, syscall, p);
+  }
+}
+
+let probeCounter = 0;
+
+export class NodeIo implements Io {
+  readonly directAlignment: number;
+  private readonly core: NodeCore;
+  private readonly fileMode: number;
+  private readonly dirMode: number;
+
+  constructor(options: NodeIoOptions = {}) {
+    const alignment = options.directAlignment ?? 4096;
+    assert(Number.isSafeInteger(alignment) && alignment >= 512 && (alignment & (alignment - 1)) === 0, 'NodeIo: directAlignment must be a power of two >= 512');
+    this.directAlignment = alignment;
+    this.core = new NodeCore(options.fs ?? nodeFs, alignment);
+    this.fileMode = options.fileMode ?? 0o600;
+    this.dirMode = options.dirMode ?? 0o700;
+  }
+
+  /**
+   * The smallest alignment (512, 1024, 2048 or 4096) at which O_DIRECT writes
+   * and reads succeed in `dir`, or null when the file system refuses O_DIRECT
+   * (tmpfs, some FUSE and shared volumes). Each try writes from an address
+   * aligned to exactly that value, crossing a page boundary, at a file
+   * position and with a length aligned to it. Creates and removes one file.
+   */
+  static async probeDirectAlignment(dir: string): Promise<number | null> {
+    if (constants.O_DIRECT === undefined) return null;
+    const file = path.join(dir, `.seglog-direct-probe-${process.pid}-${probeCounter++}`);
+    let fd: number;
+    try {
+      fd = fs.openSync(file, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_DIRECT, 0o600);
+    } catch (cause) {
+      const error = ioErrorFromNode(cause, 'open', file);
+      if (error.errno === 'EINVAL') return null;
+      throw error;
+    }
+    try {
+      const memory = new Uint8Array(wasmMemory(65536));
+      for (const alignment of [512, 1024, 2048, 4096]) {
+        const length = 8192 + alignment;
+        const view = memory.subarray(alignment, alignment + length);
+        try {
+          fs.writeSync(fd, view, 0, length, alignment);
+          fs.readSync(fd, view, 0, length, alignment);
+          return alignment;
+        } catch (cause) {
+          if ((cause as { code?: unknown }).code !== 'EINVAL') throw ioErrorFromNode(cause, 'pwrite', file);
+        }
+      }
+      return null;
+    } finally {
+      fs.closeSync(fd);
+      fs.unlinkSync(file);
+    }
+  }
+
+  get stats(): Readonly<NodeIoStats> {
+    return this.core.stats;
+  }
+
+  /** Paths of handles not yet closed (sorted), for leak checks. */
+  openHandles(): string[] {
+    return [...this.core.handles].map((h) => h.path).sort();
+  }
+
+  async open(p: string, options: OpenOptions = {}): Promise<IoFile> {
+    assert(options.exclusive !== true || options.create === true, 'open: exclusive needs create');
+    let flags = options.readOnly === true ? constants.O_RDONLY : constants.O_RDWR;
+    if (options.create === true) flags |= constants.O_CREAT;
+    if (options.exclusive === true) flags |= constants.O_EXCL;
+    if (options.direct === true) {
+      if (constants.O_DIRECT === undefined) {
+        throw new IoError(IoErrorCode.directUnsupported, `open ${p}: O_DIRECT is not available on this platform`, { errno: null, syscall: 'open', path: p });
+      }
+      flags |= constants.O_DIRECT;
+    }
+    if (options.dsync === true) flags |= constants.O_DSYNC ?? constants.O_SYNC;
+    const fd = await new Promise<number>((resolve, reject) => {
+      fs.open(p, flags, this.fileMode, (cause, fd) => (cause === null ? resolve(fd) : reject(this.openError(cause, p, options))));
+    });
+    if (options.readOnly === true) await this.refuseDirectory(fd, p);
+    const file = new NodeFile(this.core, p, fd, options);
+    this.core.handles.add(file);
+    return file;
+  }
+
+  private openError(cause: unknown, p: string, options: OpenOptions): IoError {
+    const error = ioErrorFromNode(cause, 'open', p);
+    if (options.direct !== true || error.errno !== 'EINVAL') return error;
+    return new IoError(IoErrorCode.directUnsupported, `open ${p}: the file system refuses O_DIRECT`, {
+      errno: 'EINVAL', syscall: 'open', path: p, cause,
+    });
+  }
+
+  /** Linux opens a directory read-only without complaint; an IoFile is always a regular file. */
+  private async refuseDirectory(fd: number, p: string): Promise<void> {
+    const stats = await mapped('fstat', p, () => new Promise<fs.Stats>((resolve, reject) => fs.fstat(fd, (e, s) => (e === null ? resolve(s) : reject(e)))));
+    if (!stats.isDirectory()) return;
+    fs.closeSync(fd);
+    throw new IoError(IoErrorCode.isDirectory, `open ${p}: is a directory`, { errno: 'EISDIR', syscall: 'open', path: p });
+  }
+
+  async mkdir(p: string, options: { readonly recursive?: boolean } = {}): Promise<void> {
+    await mapped('mkdir', p, () => fsp.mkdir(p, { recursive: options.recursive === true, mode: this.dirMode }));
+  }
+
+  async readdir(p: string): Promise<string[]> {
+    const names = await mapped('scandir', p, () => fsp.readdir(p));
+    return names.sort();
+  }
+
+  rename(from: string, to: string): Promise<void> {
+    return mapped('rename', from, () => fsp.rename(from, to));
+  }
+
+  unlink(p: string): Promise<void> {
+    return mapped('unlink', p, () => fsp.unlink(p));
+  }
+
+  rmdir(p: string): Promise<void> {
+    return mapped('rmdir', p, () => fsp.rmdir(p));
+  }
+
+  async stat(p: string): Promise<FileStat> {
+    const stats = await mapped('stat', p, () => fsp.stat(p));
+    return { size: stats.size, isFile: stats.isFile(), isDirectory: stats.isDirectory(), mtimeMs: stats.mtimeMs };
+  }
+
+  async exists(p: string): Promise<boolean> {
+    try {
+      await this.stat(p);
+      return true;
+    } catch (error) {
+      const code = (error as IoError).code;
+      if (code === IoErrorCode.notFound || code === IoErrorCode.notDirectory) return false;
+      throw error;
+    }
+  }
+
+  async fsyncDir(p: string): Promise<void> {
+    const handle = await mapped('open', p, () => fsp.open(p, 'r'));
+    try {
+      await mapped('fsync', p, () => handle.sync());
+    } finally {
+      await mapped('close', p, () => handle.close());
+    }
+  }
+
+  async statfs(p: string): Promise<FsStat> {
+    const stats = await mapped('statfs', p, () => fsp.statfs(p));
+    return { availableBytes: stats.bsize * stats.bavail, totalBytes: stats.bsize * stats.blocks };
+  }
+
+  readFile(p: string): Promise<Buffer> {
+    return mapped('read', p, () => fsp.readFile(p));
+  }
+}
