@@ -8,3 +8,5 @@ export { NodeIo } from './node-io.js';
 export type { NodeIoFs, NodeIoOptions, NodeIoStats } from './node-io.js';
 export { CrashMode, SimIo } from './sim-io.js';
 export type { CrashPoint, FaultKind, FaultRule, SimFaults, SimIoOptions } from './sim-io.js';
+export { AlignedArena, ArenaSource } from './aligned-arena.js';
+export type { AlignedArenaOptions } from './aligned-arena.js';
