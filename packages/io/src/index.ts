@@ -10,3 +10,5 @@ export { CrashMode, SimIo } from './sim-io.js';
 export type { CrashPoint, FaultKind, FaultRule, SimFaults, SimIoOptions } from './sim-io.js';
 export { AlignedArena, ArenaSource } from './aligned-arena.js';
 export type { AlignedArenaOptions } from './aligned-arena.js';
+export { BlockingPool, Priority } from './blocking-pool.js';
+export type { BlockingPoolCounters, BlockingPoolOptions } from './blocking-pool.js';
