@@ -26,8 +26,9 @@
 // dictionary ids, which Kafka's reader (KafkaLZ4BlockInputStream) rejects as
 // well; a batch it cannot read must not enter the log. The header checksum is
 // verified (v2 batches always carry the correct one). Block and content
-// checksums are verified when present (Kafka skips them; a mismatch means a
-// broken producer, and the batch CRC cannot catch a wrong checksum field).
+// checksums are verified when present (older Kafka skipped them; a mismatch
+// means a broken producer, and the batch CRC cannot catch a wrong checksum
+// field). See CODECS.md for how Kafka versions differ here.
 // The declared content size is checked against the cap before any output is
 // allocated; every block's output is bounded by the block max size, the
 // declared content size and the cap.
