@@ -102,7 +102,7 @@ describe('O_DIRECT on a real disk', async () => {
       const arena = new AlignedArena({ chunkBytes: MiB, chunkCount: 3, source });
       const io = new NodeIo({ directAlignment: alignment });
       const f = await io.open(`${dir}/${source}.log`, { create: true, direct: true, dsync: true });
-      const [a, b, c] = [arena.acquire(), arena.acquire(), arena.acquire()] as Buffer[];
+      const [a, b, c] = [arena.acquire(), arena.acquire(), arena.acquire()] as [Buffer, Buffer, Buffer];
       a.fill(0x5a);
       b.fill(0xc3);
       await f.pwrite(a, 0);

@@ -67,7 +67,7 @@ describe('BlockingPool', () => {
     const blocker = gated();
     const order: string[] = [];
     const run = (name: string) => async () => void order.push(name);
-    const all = [pool.submit(blocker.task, Priority.read)];
+    const all: Promise<unknown>[] = [pool.submit(blocker.task, Priority.read)];
     all.push(pool.submit(run('eviction'), Priority.eviction));
     all.push(pool.submit(run('append'), Priority.append));
     all.push(pool.submit(run('checkpoint'), Priority.checkpoint));
