@@ -61,7 +61,8 @@ function checkPosition(value: number, what: string): void {
 
 function checkFallocate(fd: number, mode: number, offset: number, length: number): void {
   checkFd(fd, 'fallocate: fd must be an integer >= 0');
-  assert(Number.isInteger(mode) && mode >= 0 && mode <= 0xff, 'fallocate: mode must be FALLOC_FL bits');
+  assert(Number.isInteger(mode), 'fallocate: mode must be FALLOC_FL bits');
+  assert(mode >= 0 && mode <= 0xff, 'fallocate: mode must be FALLOC_FL bits');
   checkPosition(offset, 'fallocate: offset must be a safe integer >= 0');
   checkPosition(length, 'fallocate: length must be a safe integer >= 1');
   assert(length >= 1, 'fallocate: length must be a safe integer >= 1');
@@ -103,7 +104,8 @@ export const fadvise: ((fd: number, offset: number, length: number, advice: Posi
     checkFd(fd, 'fadvise: fd must be an integer >= 0');
     checkPosition(offset, 'fadvise: offset must be a safe integer >= 0');
     checkPosition(length, 'fadvise: length must be a safe integer >= 0');
-    assert(Number.isInteger(advice) && advice >= 0 && advice <= 5, 'fadvise: advice must be a POSIX_FADV value');
+    assert(Number.isInteger(advice), 'fadvise: advice must be a POSIX_FADV value');
+    assert(advice >= 0 && advice <= 5, 'fadvise: advice must be a POSIX_FADV value');
     try {
       rawFadvise(fd, offset, length, advice);
     } catch (error) {
@@ -135,8 +137,8 @@ export const sendfile: ((socketFd: number, fileFd: number, position: number, len
     checkPosition(position, 'sendfile: position must be a safe integer >= 0');
     checkPosition(length, 'sendfile: length must be a safe integer >= 0');
     const idleTimeoutMs = options?.idleTimeoutMs ?? SENDFILE_IDLE_TIMEOUT_MS_DEFAULT;
-    assert(Number.isInteger(idleTimeoutMs) && idleTimeoutMs >= 1 && idleTimeoutMs <= 0x7fffffff,
-      'sendfile: idleTimeoutMs must be an integer in [1, 2^31 - 1]');
+    assert(Number.isInteger(idleTimeoutMs), 'sendfile: idleTimeoutMs must be an integer in [1, 2^31 - 1]');
+    assert(idleTimeoutMs >= 1 && idleTimeoutMs <= 0x7fffffff, 'sendfile: idleTimeoutMs must be an integer in [1, 2^31 - 1]');
     return rawSendfile(socketFd, fileFd, position, length, idleTimeoutMs).then(undefined, (error: unknown) => {
       throw nativeErrorFrom(error, NativeErrorCode.sendfile, { socketFd, fileFd, position, length });
     });
@@ -151,8 +153,10 @@ const rawAlignedAlloc = binding?.alignedAlloc;
  */
 export const alignedAlloc: ((size: number, alignment: number) => Buffer) | null =
   rawAlignedAlloc === undefined ? null : (size, alignment) => {
-    assert(Number.isInteger(size) && size >= 1 && size <= 2 ** 32, 'alignedAlloc: size must be an integer in [1, 2^32]');
-    assert(Number.isInteger(alignment) && alignment >= 8 && alignment <= 2 ** 30, 'alignedAlloc: alignment must be in [8, 2^30]');
+    assert(Number.isInteger(size), 'alignedAlloc: size must be an integer in [1, 2^32]');
+    assert(size >= 1 && size <= 2 ** 32, 'alignedAlloc: size must be an integer in [1, 2^32]');
+    assert(Number.isInteger(alignment), 'alignedAlloc: alignment must be in [8, 2^30]');
+    assert(alignment >= 8 && alignment <= 2 ** 30, 'alignedAlloc: alignment must be in [8, 2^30]');
     assert((alignment & (alignment - 1)) === 0, 'alignedAlloc: alignment must be a power of two');
     try {
       return rawAlignedAlloc(size, alignment);

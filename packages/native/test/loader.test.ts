@@ -41,6 +41,13 @@ console.log(JSON.stringify({ capabilities: m.capabilities, nulls: fns.filter((f)
 }
 
 describe('loadNative', () => {
+  it.skipIf(disabledHere)('loads the built addon (build it with: node packages/native/scripts/install.cjs)', () => {
+    // The guard for every native test: a build that fails to load or fails
+    // its self-test must fail the suite, not skip it.
+    expect(native.capabilities.reason).toBeNull();
+    expect(native.capabilities.loaded).toBe(true);
+  });
+
   it('is off with SEGLOG_NATIVE=0 and never touches the addon', () => {
     let required = false;
     const result = loadNative({ env: { SEGLOG_NATIVE: '0' }, requireAddon: () => { required = true; return real; } });
