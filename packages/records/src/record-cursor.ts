@@ -60,6 +60,7 @@ export class RecordCursor {
   private limit = 0;
   private left = 0;
   private compressed = false;
+  private payloadSize = 0;
   // Batch constants.
   private baseOffset = 0;
   private baseTimestamp = 0;
@@ -124,7 +125,11 @@ export class RecordCursor {
     this.end = end < 0 ? buf.length : end;
     this.limit = this.end;
     this.compressed = compressed;
+    this.payloadSize = this.end - start;
   }
+
+  /** Bytes of concatenated records in the opened batch (after decompression). */
+  get payloadBytes(): number { return this.payloadSize; }
 
   /** Drops the reference to the payload (so a reused cursor does not keep a batch alive). */
   close(): void {

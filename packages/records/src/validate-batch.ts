@@ -208,7 +208,7 @@ function scanRecords(batch: RecordBatch, options: ValidateBatchOptions): void {
   const afterMaxMs = options.timestampAfterMaxMs ?? Infinity;
   const compacted = options.compacted === true;
   cursor.open(batch, options);
-  scan.recordsBytes = cursor.buffer === batch.buffer ? batch.sizeInBytes - L.RECORDS_OFFSET : cursor.buffer.length;
+  scan.recordsBytes = cursor.payloadBytes;
   while (cursor.next()) {
     const index = cursor.index;
     const timestamp = cursor.timestamp;
