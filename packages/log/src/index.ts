@@ -1,1 +1,27 @@
-export {};
+// @seglog/log: the storage engine. So far: the building blocks (file names,
+// config, indexes, checkpoints, leader-epoch cache); Segment and Log come next.
+
+export { FileNames, SegmentFileSuffix, TransientSuffix, TOPIC_NAME_MAX_LENGTH } from './file-names.js';
+export type {
+  SegmentFileKind,
+  TransientKind,
+  PartitionDirState,
+  TopicPartition,
+  ParsedSegmentFileName,
+  ParsedPartitionDirName,
+} from './file-names.js';
+export { LogConfig } from './log-config.js';
+export type { LogConfigValues, LogConfigKey, MessageTimestampType, WriteMode } from './log-config.js';
+export { OffsetIndex, OFFSET_INDEX_ENTRY_BYTES, writeOffsetIndexEntry } from './offset-index.js';
+export type { OffsetPosition, IndexOpenOptions } from './offset-index.js';
+export { TimeIndex, TIME_INDEX_ENTRY_BYTES, writeTimeIndexEntry } from './time-index.js';
+export type { TimestampOffset } from './time-index.js';
+export { TxnIndex, TXN_INDEX_ENTRY_BYTES, writeAbortedTxn } from './txn-index.js';
+export type { AbortedTxn, TxnIndexSearchResult, TxnIndexOpenOptions } from './txn-index.js';
+export { CheckpointFile, CHECKPOINT_MAX_BYTES } from './checkpoint-file.js';
+export type { CheckpointFormat } from './checkpoint-file.js';
+export { OffsetCheckpoint } from './offset-checkpoint.js';
+export type { OffsetCheckpointEntry } from './offset-checkpoint.js';
+export { LeaderEpochCheckpoint } from './leader-epoch-checkpoint.js';
+export { LeaderEpochCache, UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET } from './leader-epoch-cache.js';
+export type { EpochEntry, EpochEndOffset } from './leader-epoch-cache.js';
