@@ -525,12 +525,14 @@ export class SimIo implements Io {
     const { state } = this;
     state.alive('rename', from);
     state.crashPoint('rename', from);
+    // Linux's order: both parents, then the source, then ancestry, then types.
     const source = state.disk.walk(from, 'rename');
-    if (source.node === undefined) throw ioErrorFromErrno('ENOENT', 'rename', from);
     const target = state.disk.walk(to, 'rename');
+    if (source.node === undefined) throw ioErrorFromErrno('ENOENT', 'rename', from);
     if (source.parent === null || target.parent === null) throw ioErrorFromErrno('EBUSY', 'rename', from);
     if (from === to) return;
-    if (source.node.kind === 'dir' && to.startsWith(`${from}/`)) throw ioErrorFromErrno('EINVAL', 'rename', from);
+    if (to.startsWith(`${from}/`)) throw ioErrorFromErrno('EINVAL', 'rename', from);
+    if (from.startsWith(`${to}/`)) throw ioErrorFromErrno('ENOTEMPTY', 'rename', to);
     const existing = target.node;
     if (existing !== undefined) {
       if (existing.id === source.node.id) return;
