@@ -24,7 +24,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { assert } from '@seglog/common';
-import { IoError, IoErrorCode, ioErrorFromNode } from './io-error.js';
+import { IoError, IoErrorCode, ioErrorFromErrno, ioErrorFromNode } from './io-error.js';
 import type { AllocateMode, FileStat, FsStat, Io, IoFile, OpenOptions } from './io.js';
 import { registerAlignedMemory } from './internal/aligned-memory.js';
 import { directAlignmentError } from './internal/direct-check.js';
@@ -74,16 +74,16 @@ const constants = fs.constants as typeof fs.constants & { O_DIRECT?: number; O_D
 const POOLED_REQUESTS_MAX = 64;
 const ZERO_CHUNK_BYTES = 1 << 20;
 
-type NativeFallocate = (fd: number, mode: number, offset: number, length: number) => unknown;
+interface NativeFallocate {
+  readonly call: (fd: number, mode: number, offset: number, length: number) => Promise<void>;
+  readonly keepSizeMode: number;
+}
 let nativeFallocate: Promise<NativeFallocate | null> | null = null;
 
-/** The addon's fallocate if it is loaded and has one, else null (imported once, lazily). */
+/** The addon's fallocate if it is loaded (imported once, lazily), else null. */
 function loadNativeFallocate(): Promise<NativeFallocate | null> {
   nativeFallocate ??= import('@seglog/native').then(
-    (native) => {
-      const candidate = (native as Record<string, unknown>)['fallocate'];
-      return native.capabilities.fallocate && typeof candidate === 'function' ? (candidate as NativeFallocate) : null;
-    },
+    (native) => (native.fallocate === null ? null : { call: native.fallocate, keepSizeMode: native.FALLOC_FL.KEEP_SIZE }),
     () => null,
   );
   return nativeFallocate;
@@ -440,10 +440,12 @@ class NodeFile implements IoFile {
 
   /**
    * Reserves [position, position+length). Every mode leaves the bytes below
-   * the current size unchanged. Without a native fallocate, 'fallocate' falls
-   * back to ftruncate (size extended, sparse) and 'fallocate-keep-size' to
-   * nothing; both count in stats.allocateFallback. 'zero' writes zeros from
-   * the current size to the end of the range (never over existing bytes).
+   * the current size unchanged. The fallocate modes use the addon's
+   * fallocate(2) (stats.allocateNative); without it, or when the file system
+   * answers ENOTSUP, 'fallocate' falls back to ftruncate (size extended,
+   * sparse) and 'fallocate-keep-size' to nothing (stats.allocateFallback).
+   * 'zero' writes zeros from the current size to the end of the range (never
+   * over existing bytes).
    */
   async allocate(position: number, length: number, mode: AllocateMode): Promise<void> {
     assert(Number.isSafeInteger(position) && position >= 0, 'allocate: position must be a non-negative safe integer');
@@ -452,10 +454,7 @@ class NodeFile implements IoFile {
     if (error !== null) throw error;
     if (mode === 'fallocate' || mode === 'fallocate-keep-size') {
       const native = await loadNativeFallocate();
-      if (native !== null) {
-        await this.nativeAllocate(native, position, length, mode === 'fallocate-keep-size');
-        return;
-      }
+      if (native !== null && (await this.nativeAllocate(native, position, length, mode === 'fallocate-keep-size'))) return;
       this.core.stats.allocateFallback++;
       if (mode === 'fallocate-keep-size') return;
     }
@@ -466,14 +465,18 @@ class NodeFile implements IoFile {
     else await this.truncate(end);
   }
 
-  private async nativeAllocate(native: NativeFallocate, position: number, length: number, keepSize: boolean): Promise<void> {
-    const FALLOC_FL_KEEP_SIZE = 1;
+  /** fallocate(2) through the addon; false when the file system lacks it (ENOTSUP), so the caller falls back. */
+  private async nativeAllocate(native: NativeFallocate, position: number, length: number, keepSize: boolean): Promise<boolean> {
     this.beginOp();
     try {
-      await native(this.fd, keepSize ? FALLOC_FL_KEEP_SIZE : 0, position, length);
+      await native.call(this.fd, keepSize ? native.keepSizeMode : 0, position, length);
       this.core.stats.allocateNative++;
+      return true;
     } catch (cause) {
-      throw ioErrorFromNode(cause, 'fallocate', this.path);
+      const errno = (cause as { errno?: unknown } | null)?.errno;
+      if (typeof errno !== 'string') throw cause;
+      if (errno === 'ENOTSUP' || errno === 'EOPNOTSUPP') return false;
+      throw ioErrorFromErrno(errno, 'fallocate', this.path, cause);
     } finally {
       this.endOp();
     }

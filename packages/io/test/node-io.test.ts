@@ -171,6 +171,21 @@ describe('allocate', () => {
     else expect(io.stats.allocateFallback).toBe(2);
     await f.close();
   });
+
+  it('fallocate-keep-size reserves blocks past the end with the addon, and nothing without it', async () => {
+    const io = new NodeIo();
+    const f = await io.open(`${dir}/reserve`, { create: true });
+    await f.pwrite(filled(4096, 1), 0);
+    const before = fs.statSync(`${dir}/reserve`).blocks;
+    await f.allocate(4096, 1 << 20, 'fallocate-keep-size');
+    const after = fs.statSync(`${dir}/reserve`);
+    expect(after.size).toBe(4096);
+    const { capabilities } = await import('@seglog/native');
+    // st_blocks counts 512-byte units: 1 MiB reserved is 2048 more.
+    if (capabilities.fallocate) expect(after.blocks - before).toBeGreaterThanOrEqual(2048);
+    else expect(after.blocks).toBe(before);
+    await f.close();
+  });
 });
 
 describe('direct alignment probe', () => {
