@@ -16,6 +16,11 @@
 // - pread loops over short reads until `length` bytes are read or end of
 //   file; it returns the number of bytes read (less than `length` only at
 //   end of file).
+// - A read-only handle refuses writes, truncates and allocates
+//   (SEGLOG_ERR_IO_READ_ONLY); a closed one refuses everything
+//   (SEGLOG_ERR_IO_CLOSED). open() never returns a directory.
+// - O_DIRECT: misaligned positions, lengths or buffers fail with
+//   SEGLOG_ERR_IO_INVALID_ALIGNMENT (see README.md for what each Io checks).
 
 /** How a file is opened. */
 export interface OpenOptions {
@@ -31,7 +36,12 @@ export interface OpenOptions {
   readonly dsync?: boolean;
 }
 
-/** How reserved space is created ahead of writes ("reservation growth"). */
+/**
+ * How reserved space is created ahead of writes ("reservation growth"). Every
+ * mode leaves the bytes below the current size unchanged and never shrinks
+ * the file; without the native addon (or on ENOTSUP) NodeIo falls back:
+ * 'fallocate' to ftruncate, 'fallocate-keep-size' to nothing.
+ */
 export type AllocateMode =
   /** fallocate(2) mode 0: blocks reserved, file size extended. */
   | 'fallocate'

@@ -120,6 +120,21 @@ describe('clean power loss', () => {
   });
 });
 
+describe('O_DSYNC and O_DIRECT', () => {
+  it('an O_DSYNC write is durable when it completes; an O_DIRECT one is not', async () => {
+    const io = await setup({ unknownDirectBuffers: 'allow' });
+    const sync = await io.open(`${D}/dsync`, { create: true, dsync: true });
+    const direct = await io.open(`${D}/direct`, { create: true, direct: true });
+    await io.fsyncDir(D);
+    await sync.pwrite(filled(100, 1), 0);
+    await sync.allocate(0, 4096, 'zero');
+    await direct.pwrite(filled(4096, 2), 0);
+    const after = io.recover(CrashMode.powerClean);
+    expect(await after.readFile(`${D}/dsync`)).toEqual(Buffer.concat([filled(100, 1), filled(3996, 0)]));
+    expect(await after.readFile(`${D}/direct`)).toEqual(Buffer.alloc(0));
+  });
+});
+
 describe('chaotic power loss', () => {
   const SECTOR = 512;
   const OLD = 0x11;
