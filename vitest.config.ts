@@ -11,5 +11,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
+    // Under CI, also write a JSON summary that .ci/run turns into one plain
+    // 'N passed, N failed' line.
+    reporters: process.env['CI'] === 'true' ? ['default', ['json', { outputFile: '.ci-results/vitest.json' }]] : ['default'],
   },
 });
