@@ -1,5 +1,5 @@
 // @seglog/log: the storage engine. So far: the building blocks (file names,
-// config, indexes, checkpoints, leader-epoch cache); Segment and Log come next.
+// config, indexes, checkpoints, leader-epoch cache), Segment, Log and FetchPlan.
 
 export { FileNames, SegmentFileSuffix, TransientSuffix, TOPIC_NAME_MAX_LENGTH } from './file-names.js';
 export type {
@@ -25,3 +25,9 @@ export type { OffsetCheckpointEntry } from './offset-checkpoint.js';
 export { LeaderEpochCheckpoint } from './leader-epoch-checkpoint.js';
 export { LeaderEpochCache, UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET } from './leader-epoch-cache.js';
 export type { EpochEntry, EpochEndOffset } from './leader-epoch-cache.js';
+export { FetchPlan, SegmentFileRef } from './fetch-plan.js';
+export type { FetchPart, FetchPlanFields, IsolationLevel } from './fetch-plan.js';
+export { Segment } from './segment.js';
+export type { SegmentRecovery, SegmentRange, RecoveryStop, TimestampLookup } from './segment.js';
+export { Log, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './log.js';
+export type { LogOpenOptions, AppendResult, ReadOptions, LogState, LogMetrics, CorruptionPolicy } from './log.js';

@@ -162,6 +162,17 @@ export class OffsetIndex {
   }
 
   /**
+   * The entry with the largest position ≤ `position`, or undefined: a batch
+   * boundary at or before a byte limit (bounds a read to whole batches
+   * without scanning every header).
+   */
+  lookupByPosition(position: number): OffsetPosition | undefined {
+    const slot = upperBound(this.entries, position, this.positionAt) - 1;
+    if (slot < 0) return undefined;
+    return { offset: this.baseOffset + this.keyAt(slot), position: this.positionAt(slot) };
+  }
+
+  /**
    * The smallest entry whose position is ≥ start.position + fetchBytes, or
    * undefined: an offset above everything a fetch of fetchBytes from `start`
    * can return (bounds the aborted-transaction lookup of read_committed).

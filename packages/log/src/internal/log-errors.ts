@@ -1,0 +1,71 @@
+// Typed operating errors of Segment and Log (SEGLOG_ERR_LOG_*). One
+// constructor per code so the code, the Kafka mapping and the context fields
+// stay together.
+
+import { SeglogError } from '@seglog/common';
+
+/** The log failed a write, fsync, rename or truncate earlier; it is fail-stop until reopened. */
+export function logOffline(dir: string, cause: unknown): SeglogError {
+  return new SeglogError('SEGLOG_ERR_LOG_OFFLINE', `log ${dir} is offline after an I/O failure`, {
+    kafka: 'KAFKA_STORAGE_ERROR',
+    context: { dir },
+    cause,
+  });
+}
+
+export function logClosed(dir: string): SeglogError {
+  return new SeglogError('SEGLOG_ERR_LOG_CLOSED', `log ${dir} is closed`, { kafka: 'KAFKA_STORAGE_ERROR', context: { dir } });
+}
+
+export function offsetOutOfRange(dir: string, offset: number, logStartOffset: number, logEndOffset: number, what: string): SeglogError {
+  return new SeglogError('SEGLOG_ERR_LOG_OFFSET_OUT_OF_RANGE', `${what}: offset ${offset} is outside [${logStartOffset}, ${logEndOffset}] of log ${dir}`, {
+    kafka: 'OFFSET_OUT_OF_RANGE',
+    context: { dir, offset, logStartOffset, logEndOffset },
+  });
+}
+
+/** Kafka's RecordBatchTooLargeException: one append larger than segment.bytes. */
+export function recordListTooLarge(dir: string, sizeInBytes: number, segmentBytes: number): SeglogError {
+  return new SeglogError('SEGLOG_ERR_LOG_RECORD_LIST_TOO_LARGE', `append of ${sizeInBytes} bytes exceeds segment.bytes ${segmentBytes} (log ${dir})`, {
+    kafka: 'RECORD_LIST_TOO_LARGE',
+    context: { dir, sizeInBytes, segmentBytes },
+  });
+}
+
+/** Kafka's UnexpectedAppendOffsetException: a verbatim append starting below the log end offset. */
+export function unexpectedAppendOffset(dir: string, firstOffset: number, lastOffset: number, logEndOffset: number): SeglogError {
+  return new SeglogError('SEGLOG_ERR_LOG_UNEXPECTED_APPEND_OFFSET', `follower append [${firstOffset}, ${lastOffset}] starts below the log end offset ${logEndOffset} (log ${dir})`, {
+    context: { dir, firstOffset, lastOffset, logEndOffset },
+  });
+}
+
+/** Kafka's OffsetsOutOfOrderException: batch offsets inside one verbatim append do not increase. */
+export function offsetsOutOfOrder(dir: string, previousLastOffset: number, baseOffset: number): SeglogError {
+  return new SeglogError('SEGLOG_ERR_LOG_OFFSETS_OUT_OF_ORDER', `follower append: batch at ${baseOffset} does not follow last offset ${previousLastOffset} (log ${dir})`, {
+    context: { dir, previousLastOffset, baseOffset },
+  });
+}
+
+/** Damage in bytes that were durable (below the recovery point), or an unreadable batch header on a read path. */
+export function logCorruption(path: string, reason: string, context: Readonly<Record<string, unknown>>, cause?: unknown): SeglogError {
+  return new SeglogError('SEGLOG_ERR_LOG_CORRUPTION', `corrupt segment ${path}: ${reason}`, {
+    kafka: 'KAFKA_STORAGE_ERROR',
+    context: { path, reason, ...context },
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+/** A verbatim append holding no complete batch. */
+export function emptyAppend(dir: string, bytes: number): SeglogError {
+  return new SeglogError('SEGLOG_ERR_LOG_EMPTY_APPEND', `follower append of ${bytes} bytes holds no complete batch (log ${dir})`, {
+    kafka: 'CORRUPT_MESSAGE',
+    context: { dir, bytes },
+  });
+}
+
+/** A written()/durable() waiter whose offset was removed by a truncation. */
+export function logTruncated(dir: string, offset: number): SeglogError {
+  return new SeglogError('SEGLOG_ERR_LOG_TRUNCATED', `log ${dir} was truncated to ${offset} while waiting`, {
+    context: { dir, offset },
+  });
+}

@@ -1,0 +1,236 @@
+// Loading a partition directory (reference/kafka-storage.md §21): leftover
+// cleanup, segment opening, recovery after an unclean stop, and the positions
+// the Log starts from.
+//
+// Rules (and where they deliberately differ from Kafka):
+// - `.deleted`, `.cleaned`, `.swap` and `.tmp` files are removed (there is no
+//   compaction yet, so a `.swap` is never promoted); index files without a
+//   `.log` are removed; the directory is fsynced if anything was removed.
+// - Clean shutdown: no scan, except segments whose `.index` is missing or
+//   whose indexes fail the sanity check (those are recovered).
+// - Unclean: every segment from floor(recoveryPoint) is recovered (CRC
+//   checked, indexes rebuilt, torn tail cut). When a segment loses bytes,
+//   every later segment is deleted.
+// - Corruption below the recovery point: if recovery would cut bytes that
+//   hold offsets below the recovery point (the last checkpoint said they were
+//   durable), or the recovered log ends below it, loading fails with
+//   SEGLOG_ERR_LOG_CORRUPTION (kafka KAFKA_STORAGE_ERROR) unless
+//   onCorruption is 'truncate' (Kafka's behaviour: cut and continue).
+// - Then: a log ending below logStartOffset loses every segment; an empty
+//   directory gets one empty segment at logStartOffset; the active segment's
+//   indexes get their full capacity back; the leader-epoch cache is cut at
+//   both ends; recovery point = LEO after a clean stop, else
+//   min(recoveryPoint, LEO).
+
+import type { Io } from '@seglog/io';
+import type { RecordBatch } from '@seglog/records';
+import { FileNames } from '../file-names.js';
+import { LeaderEpochCache } from '../leader-epoch-cache.js';
+import type { LogConfig } from '../log-config.js';
+import { Segment } from '../segment.js';
+import type { SegmentRecovery } from '../segment.js';
+import { logCorruption } from './log-errors.js';
+
+export type CorruptionPolicy = 'fail' | 'truncate';
+
+export interface LoadOptions {
+  readonly recoveryPoint: number;
+  readonly logStartOffset: number;
+  readonly hadCleanShutdown: boolean;
+  readonly onCorruption: CorruptionPolicy;
+  readonly nowMs: number;
+  readonly jitter: () => number;
+}
+
+export interface LoadedLog {
+  readonly segments: Segment[];
+  readonly epochCache: LeaderEpochCache;
+  readonly recoveryPoint: number;
+  readonly logStartOffset: number;
+  readonly logEndOffset: number;
+  /** Segments scanned by recovery. */
+  readonly recoveredSegments: number;
+  /** Bytes cut from torn tails, plus the sizes of later segments deleted. */
+  readonly truncatedBytes: number;
+}
+
+/** Removes transient and orphan files; returns the base offsets that have a .log file, ascending. */
+async function cleanDirectory(io: Io, dir: string): Promise<number[]> {
+  const names = await io.readdir(dir);
+  const logs = new Set<number>();
+  const indexes: { name: string; offset: number }[] = [];
+  let removed = 0;
+  for (const name of names) {
+    if (name.endsWith('.tmp')) {
+      await io.unlink(`${dir}/${name}`);
+      removed++;
+      continue;
+    }
+    const parsed = FileNames.parseSegmentFileName(name);
+    if (parsed === null) continue;
+    if (parsed.transient !== null) {
+      await io.unlink(`${dir}/${name}`);
+      removed++;
+    } else if (parsed.kind === 'log') {
+      logs.add(parsed.offset);
+    } else if (parsed.kind !== 'snapshot') {
+      indexes.push({ name, offset: parsed.offset });
+    }
+  }
+  for (const index of indexes) {
+    if (logs.has(index.offset)) continue;
+    await io.unlink(`${dir}/${index.name}`);
+    removed++;
+  }
+  if (removed > 0) await io.fsyncDir(dir);
+  return [...logs].sort((a, b) => a - b);
+}
+
+function needsRebuild(segment: Segment): boolean {
+  if (segment.indexWasMissing) return true;
+  try {
+    segment.sanityCheck();
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** The index of the last segment with base ≤ offset (0 when offset is below every base). */
+function floorIndex(segments: readonly Segment[], offset: number): number {
+  let found = 0;
+  for (let i = 0; i < segments.length; i++) if ((segments[i] as Segment).baseOffset <= offset) found = i;
+  return found;
+}
+
+async function deleteSegmentFiles(io: Io, segment: Segment): Promise<void> {
+  await segment.close();
+  for (const kind of ['log', 'index', 'timeindex', 'txnindex'] as const) {
+    const path = Segment.path(segment.dir, segment.baseOffset, kind);
+    if (await io.exists(path)) await io.unlink(path);
+  }
+}
+
+async function closeAll(segments: readonly Segment[]): Promise<void> {
+  await Promise.allSettled(segments.map((segment) => segment.close()));
+}
+
+/** Epochs seen during recovery: only PLE ≥ 0 above the latest cached epoch (Kafka). */
+function epochAssigner(cache: LeaderEpochCache, pending: Promise<boolean>[]): (batch: RecordBatch) => void {
+  return (batch) => {
+    const epoch = batch.partitionLeaderEpoch;
+    if (epoch < 0 || epoch <= (cache.latestEpoch() ?? -1)) return;
+    pending.push(cache.assign(epoch, batch.baseOffset));
+  };
+}
+
+function checkRecovery(segment: Segment, result: SegmentRecovery, options: LoadOptions): void {
+  if (options.hadCleanShutdown || options.onCorruption === 'truncate') return;
+  if (result.stop === 'end' || result.nextOffset >= options.recoveryPoint) return;
+  throw logCorruption(Segment.path(segment.dir, segment.baseOffset, 'log'), `invalid batch (${result.stop}) below the recovery point`, {
+    baseOffset: segment.baseOffset,
+    position: result.validBytes,
+    offset: result.nextOffset,
+    recoveryPoint: options.recoveryPoint,
+    stop: result.stop,
+  }, result.error);
+}
+
+interface RecoveryOutcome {
+  readonly segments: Segment[];
+  readonly recovered: number;
+  readonly truncatedBytes: number;
+}
+
+/** Recovers or loads every segment in order; deletes the ones after a segment that lost bytes. */
+async function recoverSegments(io: Io, segments: Segment[], cache: LeaderEpochCache, options: LoadOptions): Promise<RecoveryOutcome> {
+  const start = options.hadCleanShutdown ? segments.length : floorIndex(segments, options.recoveryPoint);
+  const pending: Promise<boolean>[] = [];
+  const onBatch = epochAssigner(cache, pending);
+  let recovered = 0;
+  let truncatedBytes = 0;
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i] as Segment;
+    if (i < start && !needsRebuild(segment)) {
+      await segment.loadState();
+      continue;
+    }
+    const result = await segment.recover(onBatch);
+    recovered++;
+    checkRecovery(segment, result, options);
+    if (i < segments.length - 1) {
+      await segment.offsetIndex.trim();
+      await segment.timeIndex.trim();
+      await segment.flushIndexes();
+    }
+    if (result.truncatedBytes === 0) continue;
+    truncatedBytes += result.truncatedBytes;
+    const later = segments.splice(i + 1);
+    for (const doomed of later) {
+      truncatedBytes += doomed.size;
+      await deleteSegmentFiles(io, doomed);
+    }
+    if (later.length > 0) await io.fsyncDir(segments[0]?.dir ?? '');
+  }
+  await Promise.all(pending);
+  return { segments, recovered, truncatedBytes };
+}
+
+function checkEnd(segments: readonly Segment[], logEndOffset: number, options: LoadOptions): void {
+  if (options.hadCleanShutdown || options.onCorruption === 'truncate' || logEndOffset >= options.recoveryPoint) return;
+  const last = segments[segments.length - 1];
+  const path = last === undefined ? '(none)' : Segment.path(last.dir, last.baseOffset, 'log');
+  throw logCorruption(path, 'the log ends below the recovery point (durable data is missing)', {
+    baseOffset: last?.baseOffset ?? -1,
+    position: last?.size ?? 0,
+    offset: logEndOffset,
+    recoveryPoint: options.recoveryPoint,
+  });
+}
+
+async function openSegments(io: Io, dir: string, config: LogConfig, options: LoadOptions): Promise<Segment[]> {
+  const segments: Segment[] = [];
+  try {
+    for (const base of await cleanDirectory(io, dir)) {
+      segments.push(await Segment.open(io, dir, base, config, { nowMs: options.nowMs, rollJitterMs: options.jitter() }));
+    }
+  } catch (error) {
+    await closeAll(segments);
+    throw error;
+  }
+  return segments;
+}
+
+/** Loads (and if needed recovers) the log in `dir`. */
+export async function loadLog(io: Io, dir: string, config: LogConfig, options: LoadOptions): Promise<LoadedLog> {
+  await io.mkdir(dir, { recursive: true });
+  let segments = await openSegments(io, dir, config, options);
+  let outcome: RecoveryOutcome;
+  let cache: LeaderEpochCache;
+  try {
+    cache = await LeaderEpochCache.load(io, `${dir}/${FileNames.leaderEpochCheckpoint}`);
+    outcome = await recoverSegments(io, segments, cache, options);
+    segments = outcome.segments;
+    const last = segments[segments.length - 1];
+    checkEnd(segments, last === undefined ? options.logStartOffset : last.nextOffset, options);
+    if (last !== undefined && last.nextOffset < options.logStartOffset) {
+      for (const doomed of segments.splice(0)) await deleteSegmentFiles(io, doomed);
+      await io.fsyncDir(dir);
+    }
+    if (segments.length === 0) {
+      segments.push(await Segment.create(io, dir, options.logStartOffset, config, { nowMs: options.nowMs, rollJitterMs: options.jitter() }));
+      await io.fsyncDir(dir);
+    }
+    await (segments[segments.length - 1] as Segment).resizeIndexes();
+  } catch (error) {
+    await closeAll(segments);
+    throw error;
+  }
+  const first = segments[0] as Segment;
+  const logEndOffset = (segments[segments.length - 1] as Segment).nextOffset;
+  const logStartOffset = Math.max(options.logStartOffset, first.baseOffset);
+  cache.truncateFromEnd(logEndOffset);
+  cache.truncateFromStart(logStartOffset);
+  const recoveryPoint = options.hadCleanShutdown ? logEndOffset : Math.min(options.recoveryPoint, logEndOffset);
+  return { segments, epochCache: cache, recoveryPoint, logStartOffset, logEndOffset, recoveredSegments: outcome.recovered, truncatedBytes: outcome.truncatedBytes };
+}

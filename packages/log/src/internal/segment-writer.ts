@@ -1,0 +1,180 @@
+// The write path's seam between Log and a segment's .log file. The Log
+// assigns each accepted batch its position (the segment's logical size) and
+// queues its bytes here; the writer puts them in the file and reports, in
+// order, how far the file is complete. A later issue adds a direct-I/O writer
+// (aligned staging chunks, tail page rewrites) behind the same interface.
+//
+// Invariants of every SegmentWriter:
+// - enqueue() positions are contiguous: each starts where the previous ended
+//   (the first at the segment's size when the writer was made).
+// - writtenPosition only grows, and every byte below it is in the file
+//   (page cache for buffered writes); onWritten is called with the new
+//   writtenPosition and the last offset of the last batch it covers, in
+//   enqueue order.
+// - After the first failure nothing more is written or reported written;
+//   onWriteError is called once and drain() rejects with the failure.
+// - A queued buffer is not modified or reused by the writer; the Log owns it
+//   until it is written.
+
+import { assert } from '@seglog/common';
+import type { IoFile } from '@seglog/io';
+
+export interface SegmentWriterListener {
+  /** Bytes below `writtenPosition` are in the file; `lastOffset` is the last offset they hold. */
+  onWritten(writtenPosition: number, lastOffset: number): void;
+  onWriteError(error: unknown): void;
+}
+
+export interface SegmentWriter {
+  readonly writtenPosition: number;
+  /** Position after the last enqueued byte. */
+  readonly enqueuedPosition: number;
+  enqueue(buffer: Buffer, position: number, lastOffset: number): void;
+  /** Resolves when every enqueued byte is written; rejects with the first write failure. */
+  drain(): Promise<void>;
+  /** fdatasync of the file: makes durable every byte written before it started. */
+  sync(): Promise<void>;
+}
+
+export interface BufferedWriterLimits {
+  /** Bytes one pwritev may carry (a single larger batch is written alone). */
+  readonly maxWriteBytes: number;
+  /** Buffers one pwritev may carry (below IOV_MAX = 1024). */
+  readonly maxIovecs: number;
+}
+
+export const DEFAULT_WRITER_LIMITS: BufferedWriterLimits = { maxWriteBytes: 1024 * 1024, maxIovecs: 256 };
+
+interface DrainWaiter {
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Page-cache writes: coalesces the queued contiguous batches into one
+ * pwritev (bounded by maxWriteBytes and maxIovecs), one write in flight at a
+ * time, so completions arrive in order without reordering logic.
+ */
+export class BufferedSegmentWriter implements SegmentWriter {
+  private readonly file: IoFile;
+  private readonly listener: SegmentWriterListener;
+  private readonly limits: BufferedWriterLimits;
+  private readonly queue: (Buffer | undefined)[];
+  private readonly queueLastOffsets: number[];
+  private head: number;
+  private readonly iov: Buffer[];
+  private inFlight: boolean;
+  private inFlightCount: number;
+  private inFlightBytes: number;
+  private inFlightLastOffset: number;
+  private writtenPositionValue: number;
+  private enqueuedPositionValue: number;
+  private failure: unknown;
+  private failed: boolean;
+  private readonly drainWaiters: DrainWaiter[];
+  private readonly onDone: () => void;
+  private readonly onFail: (error: unknown) => void;
+  /** pwritev calls issued (metrics). */
+  writes: number;
+
+  constructor(file: IoFile, startPosition: number, listener: SegmentWriterListener, limits: BufferedWriterLimits = DEFAULT_WRITER_LIMITS) {
+    assert(Number.isInteger(startPosition) && startPosition >= 0, 'BufferedSegmentWriter: startPosition must be a non-negative integer');
+    assert(limits.maxIovecs >= 1 && limits.maxWriteBytes >= 1, 'BufferedSegmentWriter: limits must be positive');
+    this.file = file;
+    this.listener = listener;
+    this.limits = limits;
+    this.queue = [];
+    this.queueLastOffsets = [];
+    this.head = 0;
+    this.iov = [];
+    this.inFlight = false;
+    this.inFlightCount = 0;
+    this.inFlightBytes = 0;
+    this.inFlightLastOffset = -1;
+    this.writtenPositionValue = startPosition;
+    this.enqueuedPositionValue = startPosition;
+    this.failure = undefined;
+    this.failed = false;
+    this.drainWaiters = [];
+    this.onDone = () => this.completed();
+    this.onFail = (error: unknown) => this.failedWrite(error);
+    this.writes = 0;
+  }
+
+  get writtenPosition(): number {
+    return this.writtenPositionValue;
+  }
+
+  get enqueuedPosition(): number {
+    return this.enqueuedPositionValue;
+  }
+
+  enqueue(buffer: Buffer, position: number, lastOffset: number): void {
+    assert(position === this.enqueuedPositionValue, 'SegmentWriter.enqueue: positions must be contiguous');
+    assert(buffer.length > 0, 'SegmentWriter.enqueue: empty buffer');
+    assert(!this.failed, 'SegmentWriter.enqueue: writer failed');
+    this.queue.push(buffer);
+    this.queueLastOffsets.push(lastOffset);
+    this.enqueuedPositionValue += buffer.length;
+    if (!this.inFlight) this.pump();
+  }
+
+  drain(): Promise<void> {
+    if (this.failed) return Promise.reject(this.failure);
+    if (this.writtenPositionValue === this.enqueuedPositionValue) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => this.drainWaiters.push({ resolve, reject }));
+  }
+
+  sync(): Promise<void> {
+    return this.file.fdatasync();
+  }
+
+  private pump(): void {
+    if (this.inFlight || this.failed || this.head === this.queue.length) return;
+    const iov = this.iov;
+    iov.length = 0;
+    let bytes = 0;
+    let index = this.head;
+    while (index < this.queue.length && iov.length < this.limits.maxIovecs) {
+      const buffer = this.queue[index] as Buffer;
+      if (iov.length > 0 && bytes + buffer.length > this.limits.maxWriteBytes) break;
+      iov.push(buffer);
+      bytes += buffer.length;
+      index++;
+    }
+    this.inFlight = true;
+    this.inFlightCount = iov.length;
+    this.inFlightBytes = bytes;
+    this.inFlightLastOffset = this.queueLastOffsets[index - 1] as number;
+    this.writes++;
+    this.file.pwritev(iov, this.writtenPositionValue).then(this.onDone, this.onFail);
+  }
+
+  private completed(): void {
+    this.inFlight = false;
+    for (let i = 0; i < this.inFlightCount; i++) this.queue[this.head + i] = undefined;
+    this.head += this.inFlightCount;
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.queueLastOffsets.splice(0, this.head);
+      this.head = 0;
+    }
+    this.writtenPositionValue += this.inFlightBytes;
+    this.listener.onWritten(this.writtenPositionValue, this.inFlightLastOffset);
+    if (this.writtenPositionValue === this.enqueuedPositionValue) {
+      const waiters = this.drainWaiters.splice(0);
+      for (const waiter of waiters) waiter.resolve();
+    }
+    this.pump();
+  }
+
+  private failedWrite(error: unknown): void {
+    this.inFlight = false;
+    this.failed = true;
+    this.failure = error;
+    this.iov.length = 0;
+    this.listener.onWriteError(error);
+    const waiters = this.drainWaiters.splice(0);
+    for (const waiter of waiters) waiter.reject(error);
+  }
+}

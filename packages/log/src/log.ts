@@ -1,0 +1,995 @@
+// Log: one partition's segmented log (reference/kafka-storage.md §11–§23).
+//
+// On disk: the partition directory holds `<base>.log/.index/.timeindex`
+// segments (see segment.ts) and `leader-epoch-checkpoint`; this class never
+// writes any other file. Checkpoints of the recovery point and log start
+// offset belong to the caller (LogManager): it passes them to open() and
+// reads `durableOffset` / `logStartOffset` to write them.
+//
+// Positions, each monotonic except through truncation:
+//   logStartOffset ≤ highWatermark ≤ logEndOffset,
+//   durableOffset ≤ writtenOffset ≤ logEndOffset.
+// - logEndOffset: accepted (offsets assigned, queued to the writer).
+// - writtenOffset: every byte of every batch below it is in the file.
+// - durableOffset (the recovery point): covered by a completed fdatasync of
+//   the .log files (and a directory fsync for segment files created since
+//   the previous flush). Index files of sealed segments are synced in the
+//   flush that first covers them; the active segment's indexes are not
+//   synced on the hot path: recovery rebuilds every segment from
+//   floor(recovery point).
+// - highWatermark: set by the caller, clamped to [logStartOffset, logEndOffset].
+//
+// Concurrency: mutations (appends, truncation, retention, deleteRecords,
+// close) run one at a time in call order through one promise chain, so
+// appends complete in order. One flusher runs at a time (group commit); it
+// is paused while a mutation deletes or truncates segments. Reads run
+// concurrently and see only written bytes.
+//
+// Fail-stop: any error from a write, fsync, rename, truncate or checkpoint
+// write marks the log offline (first error kept as cause). Later mutations
+// and written()/durable() waiters reject with SEGLOG_ERR_LOG_OFFLINE; no
+// position advances past the failure; reads of written data still work.
+
+import { assert } from '@seglog/common';
+import type { Io } from '@seglog/io';
+import { validateBatch, validateFollowerBatch, nextBatchSize } from '@seglog/records';
+import type { BatchSummary, RecordBatch } from '@seglog/records';
+import { FetchPlan } from './fetch-plan.js';
+import type { IsolationLevel } from './fetch-plan.js';
+import { loadLog } from './internal/log-loader.js';
+import type { CorruptionPolicy } from './internal/log-loader.js';
+import { emptyAppend, logClosed, logOffline, logTruncated, offsetOutOfRange, offsetsOutOfOrder, recordListTooLarge, unexpectedAppendOffset } from './internal/log-errors.js';
+import { OffsetWaiters } from './internal/offset-waiters.js';
+import { BufferedSegmentWriter, DEFAULT_WRITER_LIMITS } from './internal/segment-writer.js';
+import type { BufferedWriterLimits, SegmentWriter } from './internal/segment-writer.js';
+import type { LeaderEpochCache } from './leader-epoch-cache.js';
+import type { LogConfig } from './log-config.js';
+import { Segment } from './segment.js';
+import type { TimestampLookup } from './segment.js';
+
+export type { CorruptionPolicy } from './internal/log-loader.js';
+
+export interface LogOpenOptions {
+  readonly topic: string;
+  readonly partition: number;
+  /** The checkpointed recovery point: everything below it was durable. */
+  readonly recoveryPoint: number;
+  /** The checkpointed log start offset. */
+  readonly logStartOffset: number;
+  readonly hadCleanShutdown: boolean;
+  /** Wall clock in ms (tests inject one). Default Date.now. */
+  readonly now?: () => number;
+  /** Random in [0, 1) for the per-segment roll jitter. Default Math.random. */
+  readonly random?: () => number;
+  /**
+   * Damage below the recovery point after an unclean stop: 'fail' (default)
+   * throws SEGLOG_ERR_LOG_CORRUPTION and changes nothing; 'truncate' cuts the
+   * log there as Kafka does (an operator's explicit choice).
+   */
+  readonly onCorruption?: CorruptionPolicy;
+  /** Bounds of one coalesced write (tests use small ones). */
+  readonly writerLimits?: BufferedWriterLimits;
+}
+
+export interface AppendResult {
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+  readonly maxTimestamp: number;
+  readonly offsetOfMaxTimestamp: number;
+  /** The broker time stamped into a LogAppendTime batch, else -1. */
+  readonly logAppendTime: number;
+  readonly logStartOffset: number;
+  readonly recordsCount: number;
+  readonly sizeInBytes: number;
+}
+
+export interface ReadOptions {
+  /** Only batches whose last offset is below this; default (and at most) writtenOffset. */
+  readonly maxOffset?: number;
+  /** read_committed is bounded by the high watermark for now (aborted transactions come later). */
+  readonly isolation?: IsolationLevel;
+  /** Return the first batch even when it is larger than maxBytes (Kafka's rule). Default true. */
+  readonly minOneMessage?: boolean;
+}
+
+export type LogState = 'open' | 'offline' | 'closed';
+
+/** Counters; one object shape, updated in place. */
+export interface LogMetrics {
+  appends: number;
+  appendedBytes: number;
+  /** pwritev calls of the segment writers. */
+  writes: number;
+  /** .log fdatasync calls. */
+  flushes: number;
+  dirSyncs: number;
+  rolls: number;
+  deletedSegments: number;
+}
+
+/** Kafka's ListOffsets sentinels. */
+export const EARLIEST_TIMESTAMP = -2;
+export const LATEST_TIMESTAMP = -1;
+
+const NEVER = Number.MAX_SAFE_INTEGER;
+const TIMER_MAX_MS = 0x7fffffff;
+const RESOLVED: Promise<void> = Promise.resolve();
+const noop = (): void => undefined;
+
+export class Log {
+  readonly io: Io;
+  readonly dir: string;
+  readonly config: LogConfig;
+  readonly topic: string;
+  readonly partition: number;
+  readonly metrics: LogMetrics;
+  readonly epochCache: LeaderEpochCache;
+  private segments: Segment[];
+  private writer: SegmentWriter;
+  private writerWrites: number;
+  private logEndOffsetValue: number;
+  private writtenOffsetValue: number;
+  private durableOffsetValue: number;
+  private highWatermarkValue: number;
+  private logStartOffsetValue: number;
+  private stateValue: LogState;
+  private failure: unknown;
+  private mutationTail: Promise<void>;
+  private readonly writtenWaiters: OffsetWaiters;
+  private readonly durableWaiters: OffsetWaiters;
+  private flushing: Promise<void> | null;
+  private flushPaused: number;
+  private flushTarget: number;
+  private dirDirty: boolean;
+  private lastFlushMs: number;
+  private flushTimer: NodeJS.Timeout | null;
+  private readonly deleteTimers: Set<NodeJS.Timeout>;
+  private readonly now: () => number;
+  private readonly random: () => number;
+  private readonly writerLimits: BufferedWriterLimits;
+
+  private constructor(io: Io, dir: string, config: LogConfig, options: LogOpenOptions, loaded: Awaited<ReturnType<typeof loadLog>>) {
+    this.io = io;
+    this.dir = dir;
+    this.config = config;
+    this.topic = options.topic;
+    this.partition = options.partition;
+    this.metrics = { appends: 0, appendedBytes: 0, writes: 0, flushes: 0, dirSyncs: 0, rolls: 0, deletedSegments: 0 };
+    this.epochCache = loaded.epochCache;
+    this.segments = loaded.segments;
+    this.writerLimits = options.writerLimits ?? DEFAULT_WRITER_LIMITS;
+    this.writerWrites = 0;
+    this.writer = this.newWriter(this.active);
+    this.logEndOffsetValue = loaded.logEndOffset;
+    this.writtenOffsetValue = loaded.logEndOffset;
+    this.durableOffsetValue = loaded.recoveryPoint;
+    this.logStartOffsetValue = loaded.logStartOffset;
+    this.highWatermarkValue = loaded.logStartOffset;
+    this.stateValue = 'open';
+    this.failure = undefined;
+    this.mutationTail = RESOLVED;
+    this.writtenWaiters = new OffsetWaiters();
+    this.durableWaiters = new OffsetWaiters();
+    this.flushing = null;
+    this.flushPaused = 0;
+    this.flushTarget = 0;
+    this.dirDirty = false;
+    this.now = options.now ?? Date.now;
+    this.random = options.random ?? Math.random;
+    this.lastFlushMs = this.now();
+    this.flushTimer = null;
+    this.deleteTimers = new Set();
+    this.startFlushTimer();
+  }
+
+  /** Opens (creating, loading and if needed recovering) the log in `dir`. */
+  static async open(io: Io, dir: string, config: LogConfig, options: LogOpenOptions): Promise<Log> {
+    assert(Number.isSafeInteger(options.recoveryPoint) && options.recoveryPoint >= 0, 'Log.open: recoveryPoint must be a non-negative safe integer');
+    assert(Number.isSafeInteger(options.logStartOffset) && options.logStartOffset >= 0, 'Log.open: logStartOffset must be a non-negative safe integer');
+    const now = options.now ?? Date.now;
+    const random = options.random ?? Math.random;
+    const loaded = await loadLog(io, dir, config, {
+      recoveryPoint: options.recoveryPoint,
+      logStartOffset: options.logStartOffset,
+      hadCleanShutdown: options.hadCleanShutdown,
+      onCorruption: options.onCorruption ?? 'fail',
+      nowMs: now(),
+      jitter: () => rollJitter(config, random),
+    });
+    return new Log(io, dir, config, options, loaded);
+  }
+
+  // ---- positions ---------------------------------------------------------
+
+  get logEndOffset(): number {
+    return this.logEndOffsetValue;
+  }
+
+  get writtenOffset(): number {
+    return this.writtenOffsetValue;
+  }
+
+  /** The recovery point: everything below it is durable. */
+  get durableOffset(): number {
+    return this.durableOffsetValue;
+  }
+
+  get highWatermark(): number {
+    return this.highWatermarkValue;
+  }
+
+  /** With no transactions yet, the LSO is the high watermark. */
+  get lastStableOffset(): number {
+    return this.highWatermarkValue;
+  }
+
+  get logStartOffset(): number {
+    return this.logStartOffsetValue;
+  }
+
+  get state(): LogState {
+    return this.stateValue;
+  }
+
+  /** The first I/O failure (offline), or undefined. */
+  get failureCause(): unknown {
+    return this.failure;
+  }
+
+  /** Base offsets of the segments, ascending. */
+  segmentBaseOffsets(): number[] {
+    return this.segments.map((segment) => segment.baseOffset);
+  }
+
+  get numberOfSegments(): number {
+    return this.segments.length;
+  }
+
+  /** Sum of the segments' logical sizes. */
+  get size(): number {
+    let total = 0;
+    for (const segment of this.segments) total += segment.size;
+    return total;
+  }
+
+  /** Sets the high watermark, clamped to [logStartOffset, logEndOffset]; returns the value set. */
+  updateHighWatermark(offset: number): number {
+    assert(Number.isSafeInteger(offset), 'Log.updateHighWatermark: offset must be a safe integer');
+    this.highWatermarkValue = Math.min(Math.max(offset, this.logStartOffsetValue), this.logEndOffsetValue);
+    return this.highWatermarkValue;
+  }
+
+  /** Resolves once the record at `offset` is in the file (writtenOffset > offset). */
+  written(offset: number): Promise<void> {
+    assert(Number.isSafeInteger(offset), 'Log.written: offset must be a safe integer');
+    if (offset < this.writtenOffsetValue) return RESOLVED;
+    const refused = this.refusal();
+    if (refused !== null) return Promise.reject(refused);
+    return this.writtenWaiters.add(offset);
+  }
+
+  /** Resolves once the record at `offset` is durable (durableOffset > offset); starts a flush if none runs. */
+  durable(offset: number): Promise<void> {
+    assert(Number.isSafeInteger(offset), 'Log.durable: offset must be a safe integer');
+    if (offset < this.durableOffsetValue) return RESOLVED;
+    const refused = this.refusal();
+    if (refused !== null) return Promise.reject(refused);
+    const promise = this.durableWaiters.add(offset);
+    this.maybeStartFlush();
+    return promise;
+  }
+
+  // ---- append ----------------------------------------------------------
+
+  /**
+   * Appends one producer batch: validation (Kafka's order), offsets assigned
+   * in place from the log end offset, leader epoch stamped, LogAppendTime
+   * restamped. The log takes ownership of `buffer`. Resolves when the batch
+   * is accepted (queued for writing); use written()/durable() to wait for
+   * more. A rejected batch changes nothing.
+   */
+  appendAsLeader(buffer: Buffer, options: { readonly leaderEpoch: number }): Promise<AppendResult> {
+    const nowMs = this.now();
+    let summary: BatchSummary;
+    try {
+      summary = validateBatch(buffer, {
+        maxMessageBytes: this.config.maxMessageBytes,
+        messageTimestampType: this.config.messageTimestampType,
+        now: nowMs,
+        timestampBeforeMaxMs: this.config.messageTimestampBeforeMaxMs,
+        timestampAfterMaxMs: this.config.messageTimestampAfterMaxMs,
+      });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.mutation(() => this.appendLeaderBatch(summary, options.leaderEpoch, nowMs));
+  }
+
+  private async appendLeaderBatch(summary: BatchSummary, leaderEpoch: number, nowMs: number): Promise<AppendResult> {
+    this.checkWritable();
+    const batch = summary.batch;
+    const size = summary.sizeInBytes;
+    if (size > this.config.segmentBytes) throw recordListTooLarge(this.dir, size, this.config.segmentBytes);
+    const firstOffset = this.logEndOffsetValue;
+    const lastOffset = firstOffset + summary.lastOffsetDelta;
+    assert(Number.isSafeInteger(lastOffset), 'Log.appendAsLeader: offset overflow');
+    batch.setLastOffset(lastOffset);
+    batch.setPartitionLeaderEpoch(leaderEpoch);
+    let maxTimestamp = summary.maxTimestamp;
+    let logAppendTime = -1;
+    if (this.config.messageTimestampType === 'LogAppendTime') {
+      batch.setMaxTimestamp('LogAppendTime', nowMs);
+      maxTimestamp = nowMs;
+      logAppendTime = nowMs;
+    } else if (batch.maxTimestamp !== maxTimestamp) {
+      batch.setMaxTimestamp('CreateTime', maxTimestamp);
+    }
+    try {
+      if (leaderEpoch >= 0 && this.epochCache.isUpdateNeeded(leaderEpoch, firstOffset)) await this.epochCache.assign(leaderEpoch, firstOffset);
+      if (this.active.shouldRoll(size, maxTimestamp, lastOffset, nowMs)) await this.roll(firstOffset, nowMs);
+      // Producer-state validation (ProducerStateManager, a later issue) goes
+      // here: after the roll and before the write, as in Kafka (§11 step 7).
+      // A duplicate returns the original offsets without writing.
+      this.active.appendBatch(size, lastOffset, maxTimestamp, nowMs);
+      this.enqueueWrite(batch.bytes(), lastOffset);
+    } catch (error) {
+      throw this.failWith(error);
+    }
+    return {
+      firstOffset, lastOffset, maxTimestamp, offsetOfMaxTimestamp: lastOffset, logAppendTime,
+      logStartOffset: this.logStartOffsetValue, recordsCount: summary.recordsCount, sizeInBytes: size,
+    };
+  }
+
+  /**
+   * Appends leader-assigned batches verbatim (replication): framing and CRC
+   * checked, offsets increasing and starting at or above the log end offset
+   * (gaps allowed), leader epochs taken from each batch. Bytes after the last
+   * complete batch are ignored.
+   */
+  appendAsFollower(buffer: Buffer): Promise<AppendResult> {
+    let batches: RecordBatch[];
+    try {
+      batches = splitFollowerBatches(buffer, this.dir);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.mutation(() => this.appendFollowerBatches(buffer, batches));
+  }
+
+  private async appendFollowerBatches(buffer: Buffer, batches: readonly RecordBatch[]): Promise<AppendResult> {
+    this.checkWritable();
+    const first = batches[0] as RecordBatch;
+    const last = batches[batches.length - 1] as RecordBatch;
+    const size = last.start + last.sizeInBytes;
+    if (size > this.config.segmentBytes) throw recordListTooLarge(this.dir, size, this.config.segmentBytes);
+    if (first.baseOffset < this.logEndOffsetValue) throw unexpectedAppendOffset(this.dir, first.baseOffset, last.lastOffset, this.logEndOffsetValue);
+    const nowMs = this.now();
+    let maxTimestamp = -1;
+    let offsetOfMaxTimestamp = first.lastOffset;
+    let records = 0;
+    for (const batch of batches) {
+      records += batch.lastOffset - batch.baseOffset + 1;
+      if (batch.maxTimestamp > maxTimestamp) {
+        maxTimestamp = batch.maxTimestamp;
+        offsetOfMaxTimestamp = batch.lastOffset;
+      }
+    }
+    try {
+      for (const batch of batches) {
+        const epoch = batch.partitionLeaderEpoch;
+        if (epoch >= 0 && this.epochCache.isUpdateNeeded(epoch, batch.baseOffset)) await this.epochCache.assign(epoch, batch.baseOffset);
+      }
+      if (this.active.shouldRoll(size, maxTimestamp, last.lastOffset, nowMs)) await this.roll(first.baseOffset, nowMs);
+      for (const batch of batches) this.active.appendBatch(batch.sizeInBytes, batch.lastOffset, batch.maxTimestamp, nowMs);
+      this.enqueueWrite(buffer.subarray(0, size), last.lastOffset);
+    } catch (error) {
+      throw this.failWith(error);
+    }
+    return {
+      firstOffset: first.baseOffset, lastOffset: last.lastOffset, maxTimestamp, offsetOfMaxTimestamp, logAppendTime: -1,
+      logStartOffset: this.logStartOffsetValue, recordsCount: records, sizeInBytes: size,
+    };
+  }
+
+  /** Queues accepted bytes (already booked in the active segment) and advances the log end offset. */
+  private enqueueWrite(bytes: Buffer, lastOffset: number): void {
+    const position = this.active.size - bytes.length;
+    this.writer.enqueue(bytes, position, lastOffset);
+    this.logEndOffsetValue = lastOffset + 1;
+    this.metrics.appends++;
+    this.metrics.appendedBytes += bytes.length;
+    if (this.logEndOffsetValue - this.durableOffsetValue >= this.config.flushIntervalMessages) this.requestFlush(this.logEndOffsetValue);
+  }
+
+  private newWriter(segment: Segment): SegmentWriter {
+    const writer = new BufferedSegmentWriter(segment.logFile.file, segment.size, {
+      onWritten: (position, lastOffset) => this.onWritten(segment, writer, position, lastOffset),
+      onWriteError: (error) => this.fail(error),
+    }, this.writerLimits);
+    return writer;
+  }
+
+  private onWritten(segment: Segment, writer: BufferedSegmentWriter, position: number, lastOffset: number): void {
+    this.metrics.writes += writer.writes - this.writerWrites;
+    this.writerWrites = writer.writes;
+    segment.readablePosition = position;
+    segment.readableNextOffset = lastOffset + 1;
+    if (this.stateValue === 'offline') return;
+    if (lastOffset + 1 > this.writtenOffsetValue) this.writtenOffsetValue = lastOffset + 1;
+    this.writtenWaiters.releaseBelow(this.writtenOffsetValue);
+    this.maybeStartFlush();
+  }
+
+  // ---- roll --------------------------------------------------------------
+
+  /**
+   * Seals the active segment and starts a new one at max(expectedNextOffset,
+   * logEndOffset): waits for the pending writes, writes the final time-index
+   * entry, trims indexes (and a preallocated file), then requests a flush of
+   * everything below the new base (Kafka flushes on roll asynchronously).
+   */
+  private async roll(expectedNextOffset: number, nowMs: number): Promise<void> {
+    const old = this.active;
+    const base = Math.max(expectedNextOffset, this.logEndOffsetValue);
+    if (base === old.baseOffset) {
+      assert(old.isEmpty, 'Log.roll: a non-empty segment already has this base offset');
+      return;
+    }
+    assert(base > old.baseOffset, 'Log.roll: new base below the active segment');
+    await this.writer.drain();
+    await old.onBecomeInactive();
+    const segment = await Segment.create(this.io, this.dir, base, this.config, { nowMs, rollJitterMs: rollJitter(this.config, this.random) });
+    this.segments.push(segment);
+    this.writerWrites = 0;
+    this.writer = this.newWriter(segment);
+    this.dirDirty = true;
+    this.metrics.rolls++;
+    this.requestFlush(base);
+  }
+
+  /** Rolls now (tests, tools, retention): a new empty active segment at the log end offset. */
+  forceRoll(): Promise<void> {
+    return this.mutation(async () => {
+      this.checkWritable();
+      if (this.active.isEmpty) return;
+      try {
+        await this.roll(this.logEndOffsetValue, this.now());
+      } catch (error) {
+        throw this.failWith(error);
+      }
+    });
+  }
+
+  // ---- flush / group commit --------------------------------------------
+
+  private requestFlush(upTo: number): void {
+    if (upTo > this.flushTarget) this.flushTarget = upTo;
+    this.maybeStartFlush();
+  }
+
+  private flushWanted(): boolean {
+    const written = this.writtenOffsetValue;
+    const durable = this.durableOffsetValue;
+    if (written <= durable) return false;
+    const waiter = this.durableWaiters.minOffset();
+    return (waiter !== undefined && waiter < written) || this.flushTarget > durable;
+  }
+
+  private maybeStartFlush(): void {
+    if (this.flushing !== null || this.flushPaused > 0 || this.stateValue !== 'open') return;
+    if (!this.flushWanted()) return;
+    this.flushing = this.runFlushes().finally(() => {
+      this.flushing = null;
+    });
+  }
+
+  /**
+   * The flusher: each round captures the written offset, fdatasyncs the
+   * .log of every segment holding data in [durable, written) (plus the
+   * directory when segment files were created), then releases every
+   * durable() waiter below it. Waiters above it start the next round once
+   * their bytes are written.
+   */
+  private async runFlushes(): Promise<void> {
+    try {
+      while (this.stateValue === 'open' && this.flushPaused === 0 && this.flushWanted()) {
+        const target = this.writtenOffsetValue;
+        await this.syncRange(this.durableOffsetValue, target);
+        if (this.stateValue !== 'open') return;
+        if (target > this.durableOffsetValue) this.durableOffsetValue = target;
+        this.lastFlushMs = this.now();
+        this.durableWaiters.releaseBelow(this.durableOffsetValue);
+      }
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private async syncRange(from: number, to: number): Promise<void> {
+    const targets: Segment[] = [];
+    for (let i = 0; i < this.segments.length; i++) {
+      const segment = this.segments[i] as Segment;
+      const end = i + 1 < this.segments.length ? (this.segments[i + 1] as Segment).baseOffset : Number.POSITIVE_INFINITY;
+      if (segment.baseOffset < to && end > from) targets.push(segment);
+    }
+    const dirDirty = this.dirDirty;
+    this.dirDirty = false;
+    for (const segment of targets) {
+      // Not writer.sync(): a roll during this flush replaces the writer.
+      await segment.logFile.file.fdatasync();
+      this.metrics.flushes++;
+      if (segment !== this.active) await segment.flushIndexes();
+    }
+    if (dirDirty) {
+      await this.io.fsyncDir(this.dir);
+      this.metrics.dirSyncs++;
+    }
+  }
+
+  /** Pauses the flusher and waits for a running flush (segments are about to be removed or cut). */
+  private async pauseFlusher(): Promise<void> {
+    this.flushPaused++;
+    if (this.flushing !== null) await this.flushing;
+  }
+
+  private resumeFlusher(): void {
+    this.flushPaused--;
+    this.maybeStartFlush();
+  }
+
+  /**
+   * Makes everything accepted so far durable: waits for queued appends,
+   * fdatasyncs the .log files and the directory if needed.
+   */
+  flush(): Promise<void> {
+    return this.mutation(() => this.flushAll());
+  }
+
+  private async flushAll(): Promise<void> {
+    this.checkWritable();
+    const end = this.logEndOffsetValue;
+    if (end > this.durableOffsetValue) await this.durable(end - 1);
+    if (this.dirDirty) {
+      this.dirDirty = false;
+      try {
+        await this.io.fsyncDir(this.dir);
+        this.metrics.dirSyncs++;
+      } catch (error) {
+        throw this.failWith(error);
+      }
+    }
+  }
+
+  private startFlushTimer(): void {
+    const interval = this.config.flushIntervalMs;
+    if (interval >= NEVER) return;
+    this.flushTimer = setInterval(() => {
+      if (this.now() - this.lastFlushMs >= interval) this.requestFlush(this.logEndOffsetValue);
+    }, Math.max(1, Math.min(interval, TIMER_MAX_MS)));
+    this.flushTimer.unref();
+  }
+
+  // ---- read --------------------------------------------------------------
+
+  /**
+   * Whole batches from the batch holding `offset`: at most maxBytes (the
+   * first batch alone may exceed it), only batches below maxOffset (default
+   * and at most writtenOffset; read_committed: at most the high watermark),
+   * from one segment. offset == logEndOffset gives an empty plan; below
+   * logStartOffset or above logEndOffset is SEGLOG_ERR_LOG_OFFSET_OUT_OF_RANGE.
+   * Release the plan when done.
+   */
+  async read(offset: number, maxBytes: number, options: ReadOptions = {}): Promise<FetchPlan> {
+    assert(Number.isSafeInteger(offset), 'Log.read: offset must be a safe integer');
+    assert(Number.isSafeInteger(maxBytes) && maxBytes >= 0, 'Log.read: maxBytes must be a non-negative safe integer');
+    if (this.stateValue === 'closed') throw logClosed(this.dir);
+    if (offset < this.logStartOffsetValue || offset > this.logEndOffsetValue) {
+      throw offsetOutOfRange(this.dir, offset, this.logStartOffsetValue, this.logEndOffsetValue, 'read');
+    }
+    let bound = Math.min(options.maxOffset ?? NEVER, this.writtenOffsetValue);
+    if (options.isolation === 'read_committed') bound = Math.min(bound, this.highWatermarkValue);
+    if (offset >= bound) return this.emptyPlan(offset);
+    const minOne = options.minOneMessage ?? true;
+    let segment: Segment | undefined = this.segments[this.floorSegmentIndex(offset)];
+    while (segment !== undefined) {
+      const file = segment.logFile.retain();
+      let kept = false;
+      try {
+        const range = await segment.readRange(offset, maxBytes, bound, minOne);
+        if (range !== null) {
+          if (range.length === 0) return this.emptyPlan(offset);
+          kept = true;
+          return new FetchPlan({
+            parts: [{ kind: 'file', file, position: range.position, length: range.length }],
+            firstOffset: range.firstOffset, nextOffset: range.nextOffset, highWatermark: this.highWatermarkValue,
+            lastStableOffset: this.lastStableOffset, logStartOffset: this.logStartOffsetValue, abortedTransactions: [],
+          });
+        }
+      } finally {
+        if (!kept) await file.release();
+      }
+      const base: number = segment.baseOffset;
+      segment = this.segments.find((next) => next.baseOffset > base);
+    }
+    return this.emptyPlan(offset);
+  }
+
+  private emptyPlan(offset: number): FetchPlan {
+    return new FetchPlan({
+      parts: [], firstOffset: offset, nextOffset: offset, highWatermark: this.highWatermarkValue,
+      lastStableOffset: this.lastStableOffset, logStartOffset: this.logStartOffsetValue, abortedTransactions: [],
+    });
+  }
+
+  /**
+   * Kafka's offsetsForTimes: EARLIEST (-2) → log start offset, LATEST (-1)
+   * → log end offset; otherwise the first record with timestamp ≥ target
+   * (in the first segment whose largest timestamp reaches it), or null.
+   */
+  async offsetForTimestamp(timestamp: number): Promise<TimestampLookup | null> {
+    assert(Number.isSafeInteger(timestamp), 'Log.offsetForTimestamp: timestamp must be a safe integer');
+    if (this.stateValue === 'closed') throw logClosed(this.dir);
+    if (timestamp === EARLIEST_TIMESTAMP) {
+      const earliest = this.epochCache.earliestEntry();
+      const epoch = earliest !== undefined && earliest.startOffset <= this.logStartOffsetValue ? earliest.epoch : -1;
+      return { timestamp: -1, offset: this.logStartOffsetValue, leaderEpoch: epoch };
+    }
+    if (timestamp === LATEST_TIMESTAMP) return { timestamp: -1, offset: this.logEndOffsetValue, leaderEpoch: this.epochCache.latestEpoch() ?? -1 };
+    for (const segment of this.segments.slice()) {
+      if (segment.largestTimestamp < timestamp) continue;
+      if (segment.logFile.isClosed) continue;
+      const file = segment.logFile.retain();
+      try {
+        const found = await segment.findOffsetByTimestamp(timestamp, this.logStartOffsetValue);
+        if (found !== null) return found;
+      } finally {
+        await file.release();
+      }
+    }
+    return null;
+  }
+
+  // ---- truncation ------------------------------------------------------
+
+  /**
+   * Follower truncation (§18): removes every batch with lastOffset ≥ offset
+   * (the whole batch holding `offset`); LEO becomes `offset`. Resolves false
+   * when offset ≥ logEndOffset (nothing to do).
+   */
+  truncateTo(offset: number): Promise<boolean> {
+    assert(Number.isSafeInteger(offset) && offset >= 0, 'Log.truncateTo: offset must be a non-negative safe integer');
+    return this.mutation(async () => {
+      this.checkWritable();
+      if (offset >= this.logEndOffsetValue) {
+        this.epochCache.truncateFromEnd(this.logEndOffsetValue);
+        return false;
+      }
+      if (offset < (this.segments[0] as Segment).baseOffset) {
+        await this.replaceAllSegments(offset, undefined);
+        return true;
+      }
+      await this.truncateSegments(offset);
+      return true;
+    });
+  }
+
+  private async truncateSegments(offset: number): Promise<void> {
+    await this.pauseFlusher();
+    try {
+      await this.writer.drain();
+      const doomed = this.segments.filter((segment) => segment.baseOffset > offset);
+      this.segments = this.segments.filter((segment) => segment.baseOffset <= offset);
+      for (const segment of doomed) await this.deleteSegment(segment);
+      const active = this.active;
+      await active.truncateTo(offset, this.now());
+      await active.resizeIndexes();
+      this.writerWrites = 0;
+      this.writer = this.newWriter(active);
+      if (doomed.length > 0) await this.syncDir();
+      this.setPositionsAfterTruncation(offset, Math.min(offset, active.nextOffset));
+    } catch (error) {
+      throw this.failWith(error);
+    } finally {
+      this.resumeFlusher();
+    }
+  }
+
+  private setPositionsAfterTruncation(offset: number, dataEnd: number): void {
+    this.logEndOffsetValue = offset;
+    this.writtenOffsetValue = offset;
+    this.durableOffsetValue = Math.min(this.durableOffsetValue, dataEnd);
+    this.flushTarget = Math.min(this.flushTarget, offset);
+    this.highWatermarkValue = Math.min(this.highWatermarkValue, offset);
+    this.logStartOffsetValue = Math.min(this.logStartOffsetValue, offset);
+    this.epochCache.truncateFromEnd(offset);
+    const truncated = logTruncated(this.dir, offset);
+    this.writtenWaiters.rejectAll(truncated);
+    this.durableWaiters.rejectAll(truncated);
+  }
+
+  /** Deletes every segment and starts empty at `offset` (§18); logStartOffset defaults to `offset`. */
+  truncateFullyAndStartAt(offset: number, logStartOffset?: number): Promise<void> {
+    assert(Number.isSafeInteger(offset) && offset >= 0, 'Log.truncateFullyAndStartAt: offset must be a non-negative safe integer');
+    return this.mutation(async () => {
+      this.checkWritable();
+      await this.replaceAllSegments(offset, logStartOffset);
+    });
+  }
+
+  private async replaceAllSegments(offset: number, logStartOffset: number | undefined): Promise<void> {
+    await this.pauseFlusher();
+    try {
+      await this.writer.drain();
+      const doomed = this.segments;
+      this.segments = [];
+      for (const segment of doomed) await this.deleteSegment(segment);
+      const segment = await Segment.create(this.io, this.dir, offset, this.config, { nowMs: this.now(), rollJitterMs: rollJitter(this.config, this.random) });
+      this.segments.push(segment);
+      this.writerWrites = 0;
+      this.writer = this.newWriter(segment);
+      await this.syncDir();
+      await this.epochCache.clear();
+    } catch (error) {
+      throw this.failWith(error);
+    } finally {
+      this.resumeFlusher();
+    }
+    this.setPositionsAfterTruncation(offset, offset);
+    this.durableOffsetValue = offset;
+    this.highWatermarkValue = offset;
+    this.logStartOffsetValue = logStartOffset ?? offset;
+  }
+
+  // ---- retention -------------------------------------------------------
+
+  /**
+   * Kafka's deleteOldSegments (§19): start-offset breach, then size
+   * (retentionBytes ≥ 0), then time (retentionMs ≥ 0). Only whole segments
+   * entirely below the high watermark, oldest first; the log always keeps a
+   * segment (it rolls first when every segment goes). Returns the count.
+   */
+  deleteOldSegments(nowMs?: number): Promise<number> {
+    return this.mutation(async () => {
+      this.checkWritable();
+      const now = nowMs ?? this.now();
+      let deleted = await this.deleteWhile((segment, next) => next !== undefined && next.baseOffset <= this.logStartOffsetValue);
+      if (this.config.retentionBytes >= 0) {
+        let excess = this.size - this.config.retentionBytes;
+        deleted += await this.deleteWhile((segment) => {
+          if (excess - segment.size < 0) return false;
+          excess -= segment.size;
+          return true;
+        });
+      }
+      if (this.config.retentionMs >= 0) deleted += await this.deleteWhile((segment) => now - segment.largestTimestamp > this.config.retentionMs);
+      return deleted;
+    });
+  }
+
+  private async deleteWhile(predicate: (segment: Segment, next: Segment | undefined) => boolean): Promise<number> {
+    const deletable: Segment[] = [];
+    for (let i = 0; i < this.segments.length; i++) {
+      const segment = this.segments[i] as Segment;
+      const next = this.segments[i + 1];
+      const upperBound = next === undefined ? this.logEndOffsetValue : next.baseOffset;
+      if (this.highWatermarkValue < upperBound) break;
+      if (next === undefined && segment.isEmpty) break;
+      if (!predicate(segment, next)) break;
+      deletable.push(segment);
+    }
+    if (deletable.length === 0) return 0;
+    try {
+      if (deletable.length === this.segments.length) await this.roll(this.logEndOffsetValue, this.now());
+      await this.removeOldest(deletable);
+    } catch (error) {
+      throw this.failWith(error);
+    }
+    return deletable.length;
+  }
+
+  private async removeOldest(deletable: readonly Segment[]): Promise<void> {
+    await this.pauseFlusher();
+    try {
+      this.segments = this.segments.slice(deletable.length);
+      for (const segment of deletable) await this.deleteSegment(segment);
+      await this.syncDir();
+    } finally {
+      this.resumeFlusher();
+    }
+    const first = this.segments[0] as Segment;
+    if (first.baseOffset > this.logStartOffsetValue) this.advanceLogStart(first.baseOffset);
+  }
+
+  private advanceLogStart(offset: number): void {
+    this.logStartOffsetValue = offset;
+    if (this.highWatermarkValue < offset) this.highWatermarkValue = offset;
+    const earliest = this.epochCache.earliestEntry();
+    if (earliest !== undefined && earliest.startOffset < offset) this.epochCache.truncateFromStart(offset);
+  }
+
+  /**
+   * deleteRecords: advances the log start offset to `offset` (-1 = the high
+   * watermark). Above the high watermark (or negative) is
+   * SEGLOG_ERR_LOG_OFFSET_OUT_OF_RANGE. The data goes with the next
+   * deleteOldSegments. Resolves with the log start offset.
+   */
+  deleteRecords(offset: number): Promise<number> {
+    assert(Number.isSafeInteger(offset), 'Log.deleteRecords: offset must be a safe integer');
+    return this.mutation(async () => {
+      this.checkWritable();
+      const target = offset === -1 ? this.highWatermarkValue : offset;
+      if (target < 0 || target > this.highWatermarkValue) {
+        throw offsetOutOfRange(this.dir, target, this.logStartOffsetValue, this.highWatermarkValue, 'deleteRecords');
+      }
+      if (target > this.logStartOffsetValue) this.advanceLogStart(target);
+      return this.logStartOffsetValue;
+    });
+  }
+
+  /**
+   * Renames a removed segment's files to `.deleted`, drops its handles (a
+   * plan still holding the .log keeps it open) and schedules the unlink
+   * after fileDeleteDelayMs. The caller fsyncs the directory.
+   */
+  private async deleteSegment(segment: Segment): Promise<void> {
+    await segment.renameToDeleted();
+    await segment.close();
+    this.metrics.deletedSegments++;
+    const paths = (['log', 'index', 'timeindex', 'txnindex'] as const).map((kind) => Segment.path(this.dir, segment.baseOffset, kind, 'deleted'));
+    const timer = setTimeout(() => {
+      this.deleteTimers.delete(timer);
+      void this.removeFiles(paths);
+    }, Math.min(this.config.fileDeleteDelayMs, TIMER_MAX_MS));
+    timer.unref();
+    this.deleteTimers.add(timer);
+  }
+
+  private async removeFiles(paths: readonly string[]): Promise<void> {
+    if (this.stateValue === 'closed') return;
+    try {
+      for (const path of paths) if (await this.io.exists(path)) await this.io.unlink(path);
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private async syncDir(): Promise<void> {
+    this.dirDirty = false;
+    await this.io.fsyncDir(this.dir);
+    this.metrics.dirSyncs++;
+  }
+
+  // ---- close / failure ---------------------------------------------------
+
+  /**
+   * Waits for queued appends and writes, makes everything durable, writes
+   * the final time-index entry, trims the active segment's indexes (and a
+   * preallocated .log), flushes the leader-epoch checkpoint and closes every
+   * handle. An offline log only closes its handles. Plans not yet released
+   * keep their .log handles until released.
+   */
+  close(): Promise<void> {
+    if (this.stateValue === 'closed') return this.mutationTail;
+    return this.mutation(async () => {
+      if (this.stateValue === 'closed') return;
+      let failure: unknown;
+      if (this.stateValue === 'open') {
+        try {
+          await this.flushAll();
+          await this.sealActiveForClose();
+          await this.epochCache.flush();
+        } catch (error) {
+          failure = error;
+          this.fail(error);
+        }
+      }
+      await this.release();
+      if (failure !== undefined) throw logOffline(this.dir, failure);
+    });
+  }
+
+  private async sealActiveForClose(): Promise<void> {
+    const active = this.active;
+    active.timeIndex.maybeAppend(active.maxTimestampSoFar, active.offsetOfMaxTimestampSoFar, true);
+    await active.offsetIndex.trim();
+    await active.timeIndex.trim();
+    await active.trimLog();
+    await active.flushIndexes();
+    await active.logFile.file.fdatasync();
+    this.metrics.flushes++;
+  }
+
+  private async release(): Promise<void> {
+    if (this.flushTimer !== null) clearInterval(this.flushTimer);
+    this.flushTimer = null;
+    for (const timer of this.deleteTimers) clearTimeout(timer);
+    this.deleteTimers.clear();
+    this.flushPaused++;
+    if (this.flushing !== null) await this.flushing;
+    if (this.stateValue === 'open') await this.writer.drain().catch(noop);
+    this.stateValue = this.stateValue === 'offline' ? 'offline' : 'closed';
+    const closed = logClosed(this.dir);
+    this.writtenWaiters.rejectAll(closed);
+    this.durableWaiters.rejectAll(closed);
+    await Promise.allSettled([this.epochCache.flush(), ...this.segments.map((segment) => segment.close())]);
+    this.stateValue = 'closed';
+  }
+
+  /** Marks the log offline (once) and rejects every waiter. */
+  private fail(error: unknown): void {
+    if (this.stateValue !== 'open') return;
+    this.stateValue = 'offline';
+    this.failure = error;
+    const offline = logOffline(this.dir, error);
+    this.writtenWaiters.rejectAll(offline);
+    this.durableWaiters.rejectAll(offline);
+    if (this.flushTimer !== null) clearInterval(this.flushTimer);
+    this.flushTimer = null;
+  }
+
+  /** The I/O-error funnel of mutations: the log goes offline and the caller gets SEGLOG_ERR_LOG_OFFLINE. */
+  private failWith(error: unknown): unknown {
+    if (this.stateValue === 'closed') return error;
+    this.fail(error);
+    return logOffline(this.dir, this.failure);
+  }
+
+  private refusal(): unknown {
+    if (this.stateValue === 'offline') return logOffline(this.dir, this.failure);
+    if (this.stateValue === 'closed') return logClosed(this.dir);
+    return null;
+  }
+
+  private checkWritable(): void {
+    const refused = this.refusal();
+    if (refused !== null) throw refused;
+  }
+
+  /** Runs `op` after every mutation queued before it. */
+  private mutation<T>(op: () => Promise<T>): Promise<T> {
+    const result = this.mutationTail.then(op);
+    this.mutationTail = result.then(noop, noop);
+    return result;
+  }
+
+  private get active(): Segment {
+    return this.segments[this.segments.length - 1] as Segment;
+  }
+
+  /** The last segment with base ≤ offset (0 when offset is below every base). */
+  private floorSegmentIndex(offset: number): number {
+    let lo = 0;
+    let hi = this.segments.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if ((this.segments[mid] as Segment).baseOffset <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+}
+
+function rollJitter(config: LogConfig, random: () => number): number {
+  const bound = Math.min(config.segmentJitterMs, config.segmentMs);
+  return bound <= 0 ? 0 : Math.floor(random() * bound);
+}
+
+
+/** Frames and CRC-checks the batches of a verbatim append; offsets must increase. */
+function splitFollowerBatches(buffer: Buffer, dir: string): RecordBatch[] {
+  const batches: RecordBatch[] = [];
+  let position = 0;
+  let previousLast = -1;
+  for (;;) {
+    const size = nextBatchSize(buffer, position, { mode: 'memory' });
+    if (size === 0) break;
+    const batch = validateFollowerBatch(buffer, position);
+    if (batch.baseOffset <= previousLast) throw offsetsOutOfOrder(dir, previousLast, batch.baseOffset);
+    previousLast = batch.lastOffset;
+    batches.push(batch);
+    position += size;
+  }
+  if (batches.length === 0) throw emptyAppend(dir, buffer.length);
+  return batches;
+}

@@ -1,0 +1,546 @@
+// Segment: one `<20-digit base offset>.log` file with its `.index`,
+// `.timeindex` and (lazily) `.txnindex` (reference/kafka-storage.md §1, §2,
+// §7, §15, §16, §18, §20, §21).
+//
+// On-disk format: the .log file is a plain concatenation of record batches v2
+// (61-byte header, size = batchLength + 12), no file header, no padding. With
+// preallocation the file is ftruncated to segment.bytes at creation (the tail
+// reads as zeros) and trimmed to its logical size on roll and close.
+//
+// Invariants:
+// - size = the logical end: bytes accepted (assigned a position). Positions
+//   below readablePosition are in the file (written); readablePosition ≤ size.
+//   For a sealed segment readablePosition = size.
+// - Batches are contiguous from position 0; their offsets increase (gaps are
+//   allowed for verbatim appends); every lastOffset − baseOffset fits int32.
+// - Index entries are (batch lastOffset, batch start position) added when more
+//   than indexIntervalBytes accumulated since the last entry (checked before
+//   adding the batch), with the time-index entry (max timestamp so far, its
+//   batch last offset) at the same moment (Kafka's LogSegment.append). The
+//   .log file is authoritative: indexes are rebuilt by recover().
+// - recover() keeps the longest valid prefix: it stops at the first partial,
+//   all-zero, corrupt (framing, CRC) or out-of-order batch and cuts the file
+//   there.
+
+import { assert } from '@seglog/common';
+import type { Io } from '@seglog/io';
+import { nextBatchSize, RecordBatch, validateFollowerBatch } from '@seglog/records';
+import { FileNames } from './file-names.js';
+import type { TransientKind } from './file-names.js';
+import { SegmentFileRef } from './fetch-plan.js';
+import { BatchHeaderReader } from './internal/batch-header-reader.js';
+import { corruptIndex } from './internal/index-errors.js';
+import type { LogConfig } from './log-config.js';
+import { OffsetIndex } from './offset-index.js';
+import { TimeIndex } from './time-index.js';
+import type { TimestampOffset } from './time-index.js';
+import { TxnIndex } from './txn-index.js';
+
+const INT32_MAX = 0x7fffffff;
+const RECOVERY_CHUNK_BYTES = 1024 * 1024;
+const HEADER_SIZE_UP_TO_MAGIC = 17;
+
+/** Why recover() stopped. */
+export type RecoveryStop = 'end' | 'partial' | 'zero' | 'corrupt';
+
+export interface SegmentRecovery {
+  /** Bytes kept (the position of the first byte cut). */
+  readonly validBytes: number;
+  /** Bytes cut from the end of the file. */
+  readonly truncatedBytes: number;
+  /** Offset after the last valid batch (the base offset when none). */
+  readonly nextOffset: number;
+  readonly stop: RecoveryStop;
+  /** The error that stopped the scan ('corrupt'). */
+  readonly error: unknown;
+}
+
+/** A byte range of whole batches found by readRange. */
+export interface SegmentRange {
+  readonly position: number;
+  readonly length: number;
+  readonly firstOffset: number;
+  readonly nextOffset: number;
+}
+
+export interface SegmentCreateOptions {
+  readonly nowMs: number;
+  /** The random jitter subtracted from segment.ms for this segment. */
+  readonly rollJitterMs: number;
+}
+
+/** Offset-to-timestamp answer (ListOffsets). */
+export interface TimestampLookup {
+  readonly timestamp: number;
+  readonly offset: number;
+  /** The batch's partition leader epoch, or -1. */
+  readonly leaderEpoch: number;
+}
+
+export class Segment {
+  readonly io: Io;
+  readonly dir: string;
+  readonly baseOffset: number;
+  readonly config: LogConfig;
+  readonly logFile: SegmentFileRef;
+  readonly offsetIndex: OffsetIndex;
+  readonly timeIndex: TimeIndex;
+  txnIndex: TxnIndex | null;
+  size: number;
+  readablePosition: number;
+  /** Offset after the last accepted batch; the base offset when empty. */
+  nextOffset: number;
+  /** Offset after the last batch below readablePosition. */
+  readableNextOffset: number;
+  maxTimestampSoFar: number;
+  offsetOfMaxTimestampSoFar: number;
+  /** Max timestamp of the first batch (time-roll reference), -1 when none. */
+  rollingBasedTimestamp: number;
+  createdMs: number;
+  rollJitterMs: number;
+  lastModifiedMs: number;
+  bytesSinceLastIndexEntry: number;
+  /** The file was ftruncated to segment.bytes and must be trimmed on roll/close. */
+  preallocated: boolean;
+  /** The .index file was missing on open: recover before use. */
+  indexWasMissing: boolean;
+
+  private constructor(io: Io, dir: string, baseOffset: number, config: LogConfig, parts: { logFile: SegmentFileRef; offsetIndex: OffsetIndex; timeIndex: TimeIndex; txnIndex: TxnIndex | null; size: number; nowMs: number; rollJitterMs: number; lastModifiedMs: number }) {
+    this.io = io;
+    this.dir = dir;
+    this.baseOffset = baseOffset;
+    this.config = config;
+    this.logFile = parts.logFile;
+    this.offsetIndex = parts.offsetIndex;
+    this.timeIndex = parts.timeIndex;
+    this.txnIndex = parts.txnIndex;
+    this.size = parts.size;
+    this.readablePosition = parts.size;
+    this.nextOffset = baseOffset;
+    this.readableNextOffset = baseOffset;
+    this.maxTimestampSoFar = -1;
+    this.offsetOfMaxTimestampSoFar = baseOffset;
+    this.rollingBasedTimestamp = -1;
+    this.createdMs = parts.nowMs;
+    this.rollJitterMs = parts.rollJitterMs;
+    this.lastModifiedMs = parts.lastModifiedMs;
+    this.bytesSinceLastIndexEntry = 0;
+    this.preallocated = false;
+    this.indexWasMissing = false;
+  }
+
+  static path(dir: string, baseOffset: number, kind: 'log' | 'index' | 'timeindex' | 'txnindex', transient: TransientKind | null = null): string {
+    return `${dir}/${FileNames.segmentFileName(baseOffset, kind, transient)}`;
+  }
+
+  /** Creates a new empty segment (leftover files with this base are removed first). */
+  static async create(io: Io, dir: string, baseOffset: number, config: LogConfig, options: SegmentCreateOptions): Promise<Segment> {
+    assert(Number.isSafeInteger(baseOffset) && baseOffset >= 0, 'Segment.create: baseOffset must be a non-negative safe integer');
+    for (const kind of ['log', 'index', 'timeindex', 'txnindex'] as const) {
+      const path = Segment.path(dir, baseOffset, kind);
+      if (await io.exists(path)) await io.unlink(path);
+    }
+    const file = await io.open(Segment.path(dir, baseOffset, 'log'), { create: true, exclusive: true });
+    const logFile = new SegmentFileRef(file);
+    try {
+      if (config.preallocate) await file.allocate(0, config.segmentBytes, 'truncate');
+      const indexOptions = { baseOffset, maxIndexBytes: config.segmentIndexBytes };
+      const offsetIndex = await OffsetIndex.open(io, Segment.path(dir, baseOffset, 'index'), indexOptions);
+      const timeIndex = await TimeIndex.open(io, Segment.path(dir, baseOffset, 'timeindex'), indexOptions);
+      const segment = new Segment(io, dir, baseOffset, config, {
+        logFile, offsetIndex, timeIndex, txnIndex: null, size: 0, nowMs: options.nowMs, rollJitterMs: options.rollJitterMs, lastModifiedMs: options.nowMs,
+      });
+      segment.preallocated = config.preallocate;
+      return segment;
+    } catch (error) {
+      await logFile.release();
+      throw error;
+    }
+  }
+
+  /**
+   * Opens an existing segment. Its logical size is the file length; call
+   * loadState() (trusted files) or recover() (after an unclean stop) next.
+   */
+  static async open(io: Io, dir: string, baseOffset: number, config: LogConfig, options: SegmentCreateOptions): Promise<Segment> {
+    const logPath = Segment.path(dir, baseOffset, 'log');
+    const stat = await io.stat(logPath);
+    const indexPath = Segment.path(dir, baseOffset, 'index');
+    const indexWasMissing = !(await io.exists(indexPath));
+    const logFile = new SegmentFileRef(await io.open(logPath));
+    try {
+      const indexOptions = { baseOffset, maxIndexBytes: config.segmentIndexBytes };
+      const offsetIndex = await OffsetIndex.open(io, indexPath, indexOptions);
+      const timeIndex = await TimeIndex.open(io, Segment.path(dir, baseOffset, 'timeindex'), indexOptions);
+      const txnPath = Segment.path(dir, baseOffset, 'txnindex');
+      const txnIndex = (await io.exists(txnPath)) ? await TxnIndex.open(io, txnPath, { baseOffset }) : null;
+      const segment = new Segment(io, dir, baseOffset, config, {
+        logFile, offsetIndex, timeIndex, txnIndex, size: stat.size, nowMs: options.nowMs, rollJitterMs: options.rollJitterMs, lastModifiedMs: stat.mtimeMs,
+      });
+      segment.indexWasMissing = indexWasMissing;
+      return segment;
+    } catch (error) {
+      await logFile.release();
+      throw error;
+    }
+  }
+
+  get isEmpty(): boolean {
+    return this.size === 0;
+  }
+
+  /** Kafka's largestTimestamp: the max batch timestamp, else the file's modification time. */
+  get largestTimestamp(): number {
+    return this.maxTimestampSoFar >= 0 ? this.maxTimestampSoFar : this.lastModifiedMs;
+  }
+
+  /** Throws SEGLOG_ERR_INDEX_CORRUPT when an index fails Kafka's sanity check or points past the file. */
+  sanityCheck(): void {
+    this.offsetIndex.sanityCheck();
+    this.timeIndex.sanityCheck();
+    this.txnIndex?.sanityCheck();
+    const entries = this.offsetIndex.entries;
+    if (entries > 0 && this.offsetIndex.entry(entries - 1).position >= this.size) {
+      throw corruptIndex(this.offsetIndex.path, `last entry points at or past the end of ${this.logFile.path}`);
+    }
+  }
+
+  /**
+   * For a trusted (cleanly closed) segment: the next offset and the max
+   * timestamp, from the last index entries plus a header scan of what follows
+   * them; the time-roll reference from the first batch.
+   */
+  async loadState(): Promise<void> {
+    const reader = new BatchHeaderReader(this.logFile.file);
+    const lastTime = this.timeIndex.lastEntry();
+    this.maxTimestampSoFar = lastTime.timestamp;
+    this.offsetOfMaxTimestampSoFar = lastTime.offset;
+    let position = Math.min(this.offsetIndex.lookup(Number.MAX_SAFE_INTEGER).position, this.offsetIndex.lookup(lastTime.offset).position);
+    if (await reader.read(0, this.size)) this.rollingBasedTimestamp = reader.maxTimestamp;
+    while (await reader.read(position, this.size)) {
+      if (reader.maxTimestamp > this.maxTimestampSoFar) {
+        this.maxTimestampSoFar = reader.maxTimestamp;
+        this.offsetOfMaxTimestampSoFar = reader.lastOffset;
+      }
+      this.nextOffset = reader.lastOffset + 1;
+      position += reader.size;
+    }
+    assert(position === this.size, 'Segment.loadState: the scan must end at the file size');
+    this.readableNextOffset = this.nextOffset;
+  }
+
+  /**
+   * Bookkeeping for one batch about to be written at position `size`
+   * (indexes, timestamps, size). The bytes go through the Log's writer.
+   */
+  appendBatch(sizeInBytes: number, lastOffset: number, maxTimestamp: number, nowMs: number): void {
+    assert(lastOffset >= this.nextOffset, 'Segment.appendBatch: offsets must increase');
+    assert(lastOffset - this.baseOffset <= INT32_MAX, 'Segment.appendBatch: offset does not fit the segment');
+    const position = this.size;
+    if (position === 0) this.rollingBasedTimestamp = maxTimestamp;
+    if (maxTimestamp > this.maxTimestampSoFar) {
+      this.maxTimestampSoFar = maxTimestamp;
+      this.offsetOfMaxTimestampSoFar = lastOffset;
+    }
+    if (this.bytesSinceLastIndexEntry > this.config.indexIntervalBytes) {
+      this.offsetIndex.append(lastOffset, position);
+      this.timeIndex.maybeAppend(this.maxTimestampSoFar, this.offsetOfMaxTimestampSoFar);
+      this.bytesSinceLastIndexEntry = 0;
+    }
+    this.size = position + sizeInBytes;
+    this.bytesSinceLastIndexEntry += sizeInBytes;
+    this.nextOffset = lastOffset + 1;
+    this.lastModifiedMs = nowMs;
+  }
+
+  /** Kafka's shouldRoll (§15), for an append of `sizeInBytes` bytes ending at `lastOffset`. */
+  shouldRoll(sizeInBytes: number, maxTimestamp: number, lastOffset: number, nowMs: number): boolean {
+    if (this.size > this.config.segmentBytes - sizeInBytes) return true;
+    if (this.size > 0) {
+      const waited = this.rollingBasedTimestamp >= 0 && maxTimestamp >= 0 ? maxTimestamp - this.rollingBasedTimestamp : nowMs - this.createdMs;
+      if (waited > this.config.segmentMs - this.rollJitterMs) return true;
+    }
+    if (this.offsetIndex.isFull() || this.timeIndex.isFull()) return true;
+    const relative = lastOffset - this.baseOffset;
+    return relative < 0 || relative > INT32_MAX;
+  }
+
+  /**
+   * The batch holding `offset` (the first with lastOffset ≥ offset) below
+   * `limit`: true with its header in `reader`, false when there is none.
+   */
+  async translateOffset(offset: number, reader: BatchHeaderReader, limit = this.readablePosition): Promise<boolean> {
+    let position = this.offsetIndex.lookup(offset).position;
+    while (await reader.read(position, limit)) {
+      if (reader.lastOffset >= offset) return true;
+      position += reader.size;
+    }
+    return false;
+  }
+
+  /**
+   * Whole batches from the one holding `startOffset`: at most `maxBytes`
+   * (unless minOneMessage and the first batch alone is larger), only batches
+   * with lastOffset < boundOffset, only written bytes. null when no batch
+   * below the written position holds startOffset or later; length 0 when the
+   * first batch does not fit.
+   */
+  async readRange(startOffset: number, maxBytes: number, boundOffset: number, minOneMessage: boolean): Promise<SegmentRange | null> {
+    const limit = this.readablePosition;
+    const reader = new BatchHeaderReader(this.logFile.file);
+    if (!(await this.translateOffset(startOffset, reader, limit))) return null;
+    const start = reader.position;
+    const firstOffset = reader.baseOffset;
+    const end = Math.min(limit, start + (minOneMessage ? Math.max(maxBytes, reader.size) : maxBytes));
+    // Every batch before scanStart ends at or before `end` and has lastOffset < boundOffset.
+    let scanStart = this.offsetIndex.lookupByPosition(end)?.position ?? 0;
+    if (boundOffset - 1 >= this.baseOffset) scanStart = Math.min(scanStart, this.offsetIndex.lookup(boundOffset - 1).position);
+    let position = Math.max(scanStart, start);
+    let nextOffset = startOffset;
+    for (;;) {
+      if (!(await reader.read(position, limit))) {
+        nextOffset = position === start ? startOffset : this.readableNextOffset;
+        break;
+      }
+      if (reader.lastOffset >= boundOffset || position + reader.size > end) {
+        nextOffset = position === start ? startOffset : reader.baseOffset;
+        break;
+      }
+      position += reader.size;
+      nextOffset = reader.lastOffset + 1;
+    }
+    return { position: start, length: position - start, firstOffset, nextOffset };
+  }
+
+  /**
+   * Kafka's findOffsetByTimestamp: the first record with timestamp ≥
+   * `timestamp` and offset ≥ `startingOffset`, or null.
+   */
+  async findOffsetByTimestamp(timestamp: number, startingOffset: number): Promise<TimestampLookup | null> {
+    const entry: TimestampOffset = this.timeIndex.lookup(timestamp);
+    let position = this.offsetIndex.lookup(Math.max(entry.offset, startingOffset)).position;
+    const reader = new BatchHeaderReader(this.logFile.file);
+    while (await reader.read(position, this.readablePosition)) {
+      if (reader.maxTimestamp >= timestamp && reader.lastOffset >= startingOffset) {
+        const found = await this.findInBatch(reader, timestamp, startingOffset);
+        if (found !== null) return found;
+      }
+      position += reader.size;
+    }
+    return null;
+  }
+
+  private async findInBatch(reader: BatchHeaderReader, timestamp: number, startingOffset: number): Promise<TimestampLookup | null> {
+    const bytes = Buffer.allocUnsafe(reader.size);
+    await this.logFile.file.pread(bytes, reader.position, reader.size);
+    const batch = new RecordBatch(bytes);
+    const cursor = batch.records();
+    try {
+      while (cursor.next()) {
+        if (cursor.timestamp >= timestamp && cursor.offset >= startingOffset) {
+          return { timestamp: cursor.timestamp, offset: cursor.offset, leaderEpoch: batch.partitionLeaderEpoch };
+        }
+      }
+    } finally {
+      cursor.close();
+    }
+    return null;
+  }
+
+  /**
+   * Rebuilds the indexes and state from the .log file (§21): scans from
+   * position 0, checks framing and CRC of every batch, stops at the first
+   * partial, all-zero, corrupt or out-of-order batch and cuts the file there.
+   * `onBatch` sees every valid batch (leader-epoch rebuild).
+   */
+  async recover(onBatch: (batch: RecordBatch) => void): Promise<SegmentRecovery> {
+    const file = this.logFile.file;
+    const fileSize = await file.size();
+    await this.resetForRecovery();
+    const scan = new RecoveryScan(this, fileSize);
+    const stop = await scan.run(onBatch);
+    const validBytes = this.size;
+    if (fileSize > validBytes) await file.truncate(validBytes);
+    this.preallocated = false;
+    this.timeIndex.maybeAppend(this.maxTimestampSoFar, this.offsetOfMaxTimestampSoFar, true);
+    this.readablePosition = validBytes;
+    this.readableNextOffset = this.nextOffset;
+    return { validBytes, truncatedBytes: fileSize - validBytes, nextOffset: this.nextOffset, stop: stop.reason, error: stop.error };
+  }
+
+  private async resetForRecovery(): Promise<void> {
+    this.offsetIndex.truncate();
+    this.timeIndex.truncate();
+    this.txnIndex?.reset();
+    await this.offsetIndex.resize(this.config.segmentIndexBytes);
+    await this.timeIndex.resize(this.config.segmentIndexBytes);
+    this.size = 0;
+    this.readablePosition = 0;
+    this.nextOffset = this.baseOffset;
+    this.readableNextOffset = this.baseOffset;
+    this.maxTimestampSoFar = -1;
+    this.offsetOfMaxTimestampSoFar = this.baseOffset;
+    this.rollingBasedTimestamp = -1;
+    this.bytesSinceLastIndexEntry = 0;
+  }
+
+  /**
+   * Follower truncation (§18): cuts the file at the start of the first batch
+   * with lastOffset ≥ offset and drops index entries ≥ offset. Returns the
+   * bytes cut. The caller has drained pending writes.
+   */
+  async truncateTo(offset: number, nowMs: number): Promise<number> {
+    assert(this.readablePosition === this.size, 'Segment.truncateTo: writes still pending');
+    const reader = new BatchHeaderReader(this.logFile.file);
+    const found = await this.translateOffset(offset, reader, this.size);
+    this.offsetIndex.truncateTo(offset);
+    this.timeIndex.truncateTo(offset);
+    this.txnIndex?.truncateTo(offset);
+    await this.offsetIndex.resize(this.config.segmentIndexBytes);
+    await this.timeIndex.resize(this.config.segmentIndexBytes);
+    if (!found) return 0;
+    const cut = this.size - reader.position;
+    await this.logFile.file.truncate(reader.position);
+    this.size = reader.position;
+    this.readablePosition = reader.position;
+    this.nextOffset = reader.baseOffset;
+    this.readableNextOffset = reader.baseOffset;
+    this.bytesSinceLastIndexEntry = 0;
+    this.preallocated = false;
+    if (this.size === 0) {
+      this.createdMs = nowMs;
+      this.rollingBasedTimestamp = -1;
+      this.nextOffset = this.baseOffset;
+      this.readableNextOffset = this.baseOffset;
+    }
+    await this.reloadMaxTimestamp(reader);
+    return cut;
+  }
+
+  /** Max timestamp from the last time-index entry plus a scan of the batches after it. */
+  private async reloadMaxTimestamp(reader: BatchHeaderReader): Promise<void> {
+    const last = this.timeIndex.lastEntry();
+    this.maxTimestampSoFar = last.timestamp;
+    this.offsetOfMaxTimestampSoFar = last.offset;
+    let position = this.offsetIndex.lookup(last.offset).position;
+    while (await reader.read(position, this.size)) {
+      if (reader.maxTimestamp > this.maxTimestampSoFar) {
+        this.maxTimestampSoFar = reader.maxTimestamp;
+        this.offsetOfMaxTimestampSoFar = reader.lastOffset;
+      }
+      position += reader.size;
+    }
+  }
+
+  /** On roll (Kafka's onBecomeInactive): final time-index entry, trim indexes and a preallocated file. */
+  async onBecomeInactive(): Promise<void> {
+    this.timeIndex.maybeAppend(this.maxTimestampSoFar, this.offsetOfMaxTimestampSoFar, true);
+    await this.offsetIndex.trim();
+    await this.timeIndex.trim();
+    await this.trimLog();
+  }
+
+  /** Cuts a preallocated file to the logical size. */
+  async trimLog(): Promise<void> {
+    if (!this.preallocated) return;
+    await this.logFile.file.truncate(this.size);
+    this.preallocated = false;
+  }
+
+  /** Restores the indexes' capacity (the active segment after load and truncation). */
+  async resizeIndexes(): Promise<void> {
+    await this.offsetIndex.resize(this.config.segmentIndexBytes);
+    await this.timeIndex.resize(this.config.segmentIndexBytes);
+  }
+
+  /** Writes back and fdatasyncs the indexes (rebuildable, so off the hot path). */
+  async flushIndexes(): Promise<void> {
+    await this.offsetIndex.flush();
+    await this.timeIndex.flush();
+    if (this.txnIndex !== null) await this.txnIndex.flush();
+  }
+
+  /** Renames every file to `<name>.deleted`; the segment stays readable through open handles. */
+  async renameToDeleted(): Promise<void> {
+    const logPath = Segment.path(this.dir, this.baseOffset, 'log');
+    await this.io.rename(logPath, `${logPath}.deleted`);
+    await this.offsetIndex.renameTo(Segment.path(this.dir, this.baseOffset, 'index', 'deleted'));
+    await this.timeIndex.renameTo(Segment.path(this.dir, this.baseOffset, 'timeindex', 'deleted'));
+    if (this.txnIndex !== null) await this.txnIndex.renameTo(Segment.path(this.dir, this.baseOffset, 'txnindex', 'deleted'));
+  }
+
+  /** Closes the indexes (trimmed, not synced) and drops the owner's reference on the .log handle. */
+  async close(): Promise<void> {
+    const results = await Promise.allSettled([
+      this.offsetIndex.close(),
+      this.timeIndex.close(),
+      this.txnIndex === null ? Promise.resolve() : this.txnIndex.close(),
+      this.logFile.isClosed ? Promise.resolve() : this.logFile.release(),
+    ]);
+    for (const result of results) if (result.status === 'rejected') throw result.reason;
+  }
+}
+
+/** One recovery pass over a segment file, reading it in chunks. */
+class RecoveryScan {
+  private readonly segment: Segment;
+  private readonly fileSize: number;
+  private window: Buffer;
+  private windowStart: number;
+  private windowLength: number;
+  private view: RecordBatch | undefined;
+
+  constructor(segment: Segment, fileSize: number) {
+    this.segment = segment;
+    this.fileSize = fileSize;
+    this.window = Buffer.allocUnsafe(Math.min(RECOVERY_CHUNK_BYTES, Math.max(fileSize, HEADER_SIZE_UP_TO_MAGIC)));
+    this.windowStart = 0;
+    this.windowLength = 0;
+    this.view = undefined;
+  }
+
+  async run(onBatch: (batch: RecordBatch) => void): Promise<{ reason: RecoveryStop; error: unknown }> {
+    const segment = this.segment;
+    for (;;) {
+      const position = segment.size;
+      const remaining = this.fileSize - position;
+      if (remaining <= HEADER_SIZE_UP_TO_MAGIC) return { reason: remaining === 0 ? 'end' : 'partial', error: undefined };
+      let at = await this.ensure(position, HEADER_SIZE_UP_TO_MAGIC);
+      const declared = this.window.readInt32BE(at + 8) + 12;
+      if (declared > HEADER_SIZE_UP_TO_MAGIC && declared <= remaining) at = await this.ensure(position, declared);
+      const available = Math.min(remaining, this.windowStart + this.windowLength - position);
+      const frame = this.window.subarray(at, at + available);
+      let size: number;
+      try {
+        size = nextBatchSize(frame, 0, { mode: 'file', zeroHeaderIsEnd: true });
+        if (size === 0) return { reason: isZero(frame) ? 'zero' : 'partial', error: undefined };
+        this.view = validateFollowerBatch(frame, 0, this.view);
+      } catch (error) {
+        return { reason: 'corrupt', error };
+      }
+      const batch = this.view;
+      const relative = batch.lastOffset - segment.baseOffset;
+      if (batch.baseOffset < segment.nextOffset || relative < 0 || relative > INT32_MAX) {
+        return { reason: 'corrupt', error: new Error(`batch offsets [${batch.baseOffset}, ${batch.lastOffset}] out of order at position ${position}`) };
+      }
+      segment.appendBatch(size, batch.lastOffset, batch.maxTimestamp, segment.lastModifiedMs);
+      onBatch(batch);
+    }
+  }
+
+  /** Makes [position, position + length) available in the window; returns its start in the window. */
+  private async ensure(position: number, length: number): Promise<number> {
+    const end = position + length;
+    if (position >= this.windowStart && end <= this.windowStart + this.windowLength) return position - this.windowStart;
+    if (length > this.window.length) this.window = Buffer.allocUnsafe(length);
+    const want = Math.min(this.window.length, this.fileSize - position);
+    this.windowLength = await this.segment.logFile.file.pread(this.window, position, want);
+    this.windowStart = position;
+    return 0;
+  }
+}
+
+function isZero(bytes: Buffer): boolean {
+  for (let i = 0; i < HEADER_SIZE_UP_TO_MAGIC && i < bytes.length; i++) if (bytes[i] !== 0) return false;
+  return true;
+}
