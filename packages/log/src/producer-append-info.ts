@@ -13,6 +13,8 @@
 // - 'replication' (follower append, recovery): none; state follows the log.
 
 import { assert } from '@seglog/common';
+import { readTxnMarker } from '@seglog/records';
+import type { RecordBatch } from '@seglog/records';
 import { coordinatorFenced, fencedEpoch, invalidTxnState, outOfOrderSequence } from './internal/producer-errors.js';
 import { NO_PRODUCER_EPOCH, NO_SEQUENCE, ProducerStateEntry } from './producer-state-entry.js';
 
@@ -71,6 +73,8 @@ export class ProducerAppendInfo {
   private readonly updatedEntry: ProducerStateEntry;
   /** Transactions begun by batches of this append, in offset order. */
   readonly startedTxns: TxnMetadata[];
+  /** Set by ProducerStateManager.update; an append info is committed at most once, and not appended to after. */
+  private committed: boolean;
 
   constructor(producerId: number, currentEntry: ProducerStateEntry, origin: AppendOrigin) {
     assert(currentEntry.producerId === producerId, 'ProducerAppendInfo: entry belongs to another producer');
@@ -86,11 +90,53 @@ export class ProducerAppendInfo {
       [],
     );
     this.startedTxns = [];
+    this.committed = false;
   }
 
-  /** The in-flight entry, to be merged into the committed one by ProducerStateManager.update. */
+  /** The in-flight entry (read-only use: inspection, tests). */
   toEntry(): ProducerStateEntry {
     return this.updatedEntry;
+  }
+
+  /** For ProducerStateManager.update only: marks this append info committed and hands over its entry. */
+  takeForCommit(): ProducerStateEntry {
+    assert(!this.committed, 'ProducerAppendInfo: committed twice');
+    this.committed = true;
+    return this.updatedEntry;
+  }
+
+  /**
+   * Kafka's ProducerAppendInfo.append: a control batch is read as an
+   * end-transaction marker at its base offset (an empty control batch, left by
+   * compaction, or a control record of another type changes nothing); any
+   * other batch is a data batch at its own offsets. For batches already in the
+   * log (recovery, follower append) or already assigned offsets (leader).
+   */
+  append(batch: RecordBatch): CompletedTxn | null {
+    assert(batch.producerId === this.producerId, 'append: batch belongs to another producer');
+    if (batch.isControl) {
+      const marker = readTxnMarker(batch);
+      if (marker === null) return null;
+      // The marker record's timestamp: every record of a LogAppendTime batch
+      // reads as maxTimestamp; the one record of a CreateTime marker has delta 0.
+      const timestamp = batch.timestampType === 'LogAppendTime' ? batch.maxTimestamp : batch.baseTimestamp;
+      return this.appendEndTxnMarker(
+        { type: marker.type, coordinatorEpoch: marker.coordinatorEpoch, producerEpoch: batch.producerEpoch },
+        batch.baseOffset,
+        timestamp,
+      );
+    }
+    this.appendDataBatch({
+      producerId: batch.producerId,
+      producerEpoch: batch.producerEpoch,
+      baseSequence: batch.baseSequence,
+      lastSequence: batch.lastSequence,
+      firstOffset: batch.baseOffset,
+      lastOffset: batch.lastOffset,
+      maxTimestamp: batch.maxTimestamp,
+      isTransactional: batch.isTransactional,
+    });
+    return null;
   }
 
   /**
@@ -99,6 +145,7 @@ export class ProducerAppendInfo {
    * _INVALID_TXN_STATE; a throw leaves this append info as it was.
    */
   appendDataBatch(batch: ProducerDataBatch): void {
+    assert(!this.committed, 'appendDataBatch: append info already committed');
     assert(batch.producerId === this.producerId, 'appendDataBatch: batch belongs to another producer');
     assert(Number.isSafeInteger(batch.firstOffset) && batch.firstOffset >= 0, 'appendDataBatch: firstOffset must be a safe integer >= 0');
     assert(Number.isSafeInteger(batch.lastOffset), 'appendDataBatch: lastOffset must be a safe integer');
@@ -133,6 +180,7 @@ export class ProducerAppendInfo {
    * SEGLOG_ERR_PRODUCER_FENCED_EPOCH or _COORDINATOR_FENCED.
    */
   appendEndTxnMarker(marker: ProducerTxnMarker, offset: number, timestamp: number): CompletedTxn | null {
+    assert(!this.committed, 'appendEndTxnMarker: append info already committed');
     assert(Number.isSafeInteger(offset) && offset >= 0, 'appendEndTxnMarker: offset must be a safe integer >= 0');
     assert(Number.isSafeInteger(timestamp), 'appendEndTxnMarker: timestamp must be a safe integer');
     this.checkProducerEpoch(marker.producerEpoch, offset);

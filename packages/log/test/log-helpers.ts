@@ -45,8 +45,12 @@ export async function openLog(io: Io, cfg: LogConfig, options: Partial<LogOpenOp
   });
 }
 
-export function newIo(): SimIo {
-  return new SimIo();
+/** A SimIo whose /data directory exists durably. */
+export async function newIo(options: ConstructorParameters<typeof SimIo>[0] = {}): Promise<SimIo> {
+  const io = new SimIo(options);
+  await io.mkdir('/data');
+  await io.fsyncDir('/');
+  return io;
 }
 
 /** Reads everything from `from` to the written offset, batch by batch: [offset, value] per record. */

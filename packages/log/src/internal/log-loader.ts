@@ -203,7 +203,10 @@ async function openSegments(io: Io, dir: string, config: LogConfig, options: Loa
 
 /** Loads (and if needed recovers) the log in `dir`. */
 export async function loadLog(io: Io, dir: string, config: LogConfig, options: LoadOptions): Promise<LoadedLog> {
-  await io.mkdir(dir, { recursive: true });
+  if (!(await io.exists(dir))) {
+    await io.mkdir(dir, { recursive: true });
+    await io.fsyncDir(dir.slice(0, Math.max(1, dir.lastIndexOf('/'))));
+  }
   let segments = await openSegments(io, dir, config, options);
   let outcome: RecoveryOutcome;
   let cache: LeaderEpochCache;
