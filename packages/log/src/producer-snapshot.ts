@@ -111,7 +111,6 @@ function readEntry(bytes: Buffer, at: number, path: string | null): ProducerSnap
 
 function entryProblem(entry: ProducerSnapshotEntry): string | null {
   if (!Number.isSafeInteger(entry.producerId) || entry.producerId < 0) return 'producerId is not a safe integer >= 0';
-  if (entry.producerEpoch < -1) return 'epoch is below -1';
   if (entry.lastSequence < -1) return 'lastSequence is below -1';
   if (!Number.isSafeInteger(entry.lastOffset) || entry.lastOffset < -1) return 'lastOffset is not a safe integer >= -1';
   if (entry.offsetDelta < 0) return 'offsetDelta is negative';

@@ -78,7 +78,7 @@ export class ProducerStateEntry {
     batches: BatchMetadata[],
   ) {
     assert(Number.isSafeInteger(producerId) && producerId >= 0, 'ProducerStateEntry: producerId must be a safe integer >= 0');
-    assert(Number.isInteger(producerEpoch) && producerEpoch >= -1 && producerEpoch <= 0x7fff, 'ProducerStateEntry: bad epoch');
+    assert(Number.isInteger(producerEpoch) && producerEpoch >= -0x8000 && producerEpoch <= 0x7fff, 'ProducerStateEntry: epoch must be an int16');
     assert(batches.length <= NUM_BATCHES_TO_RETAIN, 'ProducerStateEntry: too many batches');
     this.producerId = producerId;
     this.producerEpoch = producerEpoch;
