@@ -351,21 +351,25 @@ export class Segment {
    * Rebuilds the indexes and state from the .log file (§21): scans from
    * position 0, checks framing and CRC of every batch, stops at the first
    * partial, all-zero, corrupt or out-of-order batch and cuts the file there.
-   * `onBatch` sees every valid batch (leader-epoch rebuild).
+   * `onBatch` sees every valid batch (leader-epoch rebuild); `checkBeforeCut`
+   * may throw to refuse the cut (the file is then left as it was).
    */
-  async recover(onBatch: (batch: RecordBatch) => void): Promise<SegmentRecovery> {
+  async recover(onBatch: (batch: RecordBatch) => void, checkBeforeCut: (result: SegmentRecovery) => void = () => undefined): Promise<SegmentRecovery> {
     const file = this.logFile.file;
     const fileSize = await file.size();
     await this.resetForRecovery();
     const scan = new RecoveryScan(this, fileSize);
     const stop = await scan.run(onBatch);
     const validBytes = this.size;
+    const result = { validBytes, truncatedBytes: fileSize - validBytes, nextOffset: this.nextOffset, stop: stop.reason, error: stop.error };
+    // A throwing check (damage below the recovery point) leaves the .log untouched.
+    checkBeforeCut(result);
     if (fileSize > validBytes) await file.truncate(validBytes);
     this.preallocated = false;
     this.timeIndex.maybeAppend(this.maxTimestampSoFar, this.offsetOfMaxTimestampSoFar, true);
     this.readablePosition = validBytes;
     this.readableNextOffset = this.nextOffset;
-    return { validBytes, truncatedBytes: fileSize - validBytes, nextOffset: this.nextOffset, stop: stop.reason, error: stop.error };
+    return result;
   }
 
   private async resetForRecovery(): Promise<void> {

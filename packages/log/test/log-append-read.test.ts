@@ -47,7 +47,7 @@ describe('Log append', () => {
     const log = await openLog(io, config({ segmentBytes: 200 }));
     await log.appendAsLeader(producerBatch(1), { leaderEpoch: 0 });
     const bad = producerBatch(1);
-    bad[bad.length - 1] ^= 1;
+    bad[bad.length - 1] = (bad[bad.length - 1] as number) ^ 1;
     expect((await rejected(log.appendAsLeader(bad, { leaderEpoch: 0 }))).code).toBe('SEGLOG_ERR_RECORDS_CRC_MISMATCH');
     const big = producerBatch(4, { valueBytes: 60 });
     const error = await rejected(log.appendAsLeader(big, { leaderEpoch: 0 }));

@@ -155,9 +155,8 @@ async function recoverSegments(io: Io, segments: Segment[], cache: LeaderEpochCa
       await segment.loadState();
       continue;
     }
-    const result = await segment.recover(onBatch);
+    const result = await segment.recover(onBatch, (scanned) => checkRecovery(segment, scanned, options));
     recovered++;
-    checkRecovery(segment, result, options);
     if (i < segments.length - 1) {
       await segment.offsetIndex.trim();
       await segment.timeIndex.trim();
