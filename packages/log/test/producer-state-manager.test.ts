@@ -387,7 +387,7 @@ describe('a rejected batch leaves no trace', () => {
     });
     let rejections = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { maxLength: 40 }), async (steps) => {
+      fc.asyncProperty(fc.array(step, { maxLength: 40, size: 'max' }), async (steps) => {
         const { psm } = await newManager();
         let offset = 0;
         for (const s of steps) {
@@ -454,7 +454,7 @@ describe('snapshots', () => {
       marker: fc.option(fc.boolean(), { freq: 3 }),
     });
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { maxLength: 30 }), async (steps) => {
+      fc.asyncProperty(fc.array(step, { maxLength: 30, size: 'max' }), async (steps) => {
         const { io, psm } = await newManager();
         let offset = 0;
         for (const s of steps) {
@@ -479,7 +479,7 @@ describe('snapshots', () => {
         expect(stateOf(reloaded)).toEqual({ ...(afterReload(before) as object), firstUnstableOffset: firstOpen });
         expect(reloaded.ongoingTransactions()).toEqual(psm.ongoingTransactions());
       }),
-      { numRuns: 60 },
+      { numRuns: 120 },
     );
   });
 
