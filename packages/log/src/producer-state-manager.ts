@@ -342,7 +342,8 @@ export class ProducerStateManager {
    */
   removeStraySnapshots(segmentBaseOffsets: readonly number[]): Promise<void> {
     const bases = new Set(segmentBaseOffsets);
-    const highestBase = segmentBaseOffsets.length === 0 ? -1 : Math.max(...segmentBaseOffsets);
+    let highestBase = -1;
+    for (const base of segmentBaseOffsets) highestBase = Math.max(highestBase, base);
     const strays = this.snapshots.filter((offset) => !bases.has(offset));
     const largestStray = strays[strays.length - 1];
     const keep = largestStray !== undefined && largestStray > highestBase ? largestStray : -1;
