@@ -1,7 +1,7 @@
 // @seglog/io: the one I/O seam (Io, NodeIo, SimIo), aligned buffers for
 // O_DIRECT (AlignedArena) and the blocking pool. Knows nothing of records or
 // segments.
-export type { AllocateMode, FileStat, FsStat, Io, IoFile, OpenOptions } from './io.js';
+export type { AllocateMode, FileStat, FsStat, Io, IoFile, IoLock, OpenOptions } from './io.js';
 export { IoError, IoErrorCode, isIoError } from './io-error.js';
 export type { IoErrorDetails } from './io-error.js';
 export { NodeIo } from './node-io.js';

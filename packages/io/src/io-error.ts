@@ -37,6 +37,7 @@ export const IoErrorCode = {
   crashed: 'SEGLOG_ERR_IO_CRASHED',
   poolFull: 'SEGLOG_ERR_IO_POOL_FULL',
   poolClosed: 'SEGLOG_ERR_IO_POOL_CLOSED',
+  locked: 'SEGLOG_ERR_IO_LOCKED',
 } as const;
 export type IoErrorCode = (typeof IoErrorCode)[keyof typeof IoErrorCode];
 

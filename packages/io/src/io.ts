@@ -87,6 +87,17 @@ export interface IoFile {
   close(): Promise<void>;
 }
 
+/**
+ * An exclusive advisory lock on a file (a data directory's `.lock`), held
+ * until released. NodeIo: flock(LOCK_EX | LOCK_NB) on an fd of its own, plus
+ * a process-wide table of held paths; SimIo: a per-SimIo table.
+ */
+export interface IoLock {
+  readonly path: string;
+  /** Releases the lock and closes its handle. A second call does nothing. */
+  release(): Promise<void>;
+}
+
 export interface Io {
   /** Alignment O_DIRECT needs for buffers, positions and lengths on this Io (512 or 4096). */
   readonly directAlignment: number;
@@ -104,4 +115,10 @@ export interface Io {
   fsyncDir(path: string): Promise<void>;
   statfs(path: string): Promise<FsStat>;
   readFile(path: string): Promise<Buffer>;
+  /**
+   * Creates `path` if missing and takes an exclusive lock on it without
+   * waiting. Held by another process, or already by this process (through
+   * any Io): SEGLOG_ERR_IO_LOCKED. The lock's handle counts in openHandles().
+   */
+  lock(path: string): Promise<IoLock>;
 }

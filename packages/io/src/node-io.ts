@@ -22,10 +22,11 @@
 
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { assert } from '@seglog/common';
 import { IoError, IoErrorCode, ioErrorFromErrno, ioErrorFromNode } from './io-error.js';
-import type { AllocateMode, FileStat, FsStat, Io, IoFile, OpenOptions } from './io.js';
+import type { AllocateMode, FileStat, FsStat, Io, IoFile, IoLock, OpenOptions } from './io.js';
 import { registerAlignedMemory } from './internal/aligned-memory.js';
 import { directAlignmentError } from './internal/direct-check.js';
 import { advanceIovecs, iovecBytes } from './internal/iovec.js';
@@ -87,6 +88,57 @@ function loadNativeFallocate(): Promise<NativeFallocate | null> {
     () => null,
   );
   return nativeFallocate;
+}
+
+type Flock = (fd: number, flags: 'exnb', callback: (error: (Error & { code?: string }) | null) => void) => void;
+let flockFn: Flock | null = null;
+
+/** fs-ext's flock (a native module, loaded on first use). */
+function loadFlock(p: string): Flock {
+  if (flockFn !== null) return flockFn;
+  try {
+    flockFn = (createRequire(import.meta.url)('fs-ext') as { flock: Flock }).flock;
+    return flockFn;
+  } catch (cause) {
+    throw new IoError(IoErrorCode.unknown, `lock ${p}: fs-ext (flock) is not available`, { errno: null, syscall: 'flock', path: p, cause });
+  }
+}
+
+/**
+ * Real paths of the locks this process holds through any NodeIo. flock
+ * already refuses a second open file description in the same process on a
+ * local file system, but not where flock is emulated with fcntl locks (NFS),
+ * which never conflict within one process; the table makes the rule hold
+ * everywhere.
+ */
+const heldLocks = new Set<string>();
+
+function lockedError(p: string, holder: string, cause?: unknown): IoError {
+  return new IoError(IoErrorCode.locked, `lock ${p}: already locked by ${holder}`, {
+    errno: cause === undefined ? null : 'EWOULDBLOCK', syscall: 'flock', path: p, context: { holder }, cause,
+  });
+}
+
+class NodeLock implements IoLock {
+  readonly path: string;
+  private readonly file: IoFile;
+  private readonly realPath: string;
+  private released: boolean;
+
+  constructor(p: string, file: IoFile, realPath: string) {
+    this.path = p;
+    this.file = file;
+    this.realPath = realPath;
+    this.released = false;
+  }
+
+  /** Closing the fd drops the flock (the only description holding it). */
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    heldLocks.delete(this.realPath);
+    await this.file.close();
+  }
 }
 
 let zeroChunk: Uint8Array | null = null;
@@ -673,5 +725,26 @@ export class NodeIo implements Io {
 
   readFile(p: string): Promise<Buffer> {
     return mapped('read', p, () => fsp.readFile(p));
+  }
+
+  async lock(p: string): Promise<IoLock> {
+    const flock = loadFlock(p);
+    const file = await this.open(p, { create: true });
+    try {
+      const realPath = await mapped('realpath', p, () => fsp.realpath(p));
+      if (heldLocks.has(realPath)) throw lockedError(p, 'this process');
+      await new Promise<void>((resolve, reject) => {
+        flock(file.fd, 'exnb', (error) => {
+          if (error === null) resolve();
+          else if (error.code === 'EAGAIN' || error.code === 'EWOULDBLOCK') reject(lockedError(p, 'another process or open file', error));
+          else reject(ioErrorFromNode(error, 'flock', p));
+        });
+      });
+      heldLocks.add(realPath);
+      return new NodeLock(p, file, realPath);
+    } catch (error) {
+      await file.close();
+      throw error;
+    }
   }
 }

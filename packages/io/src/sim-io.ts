@@ -22,7 +22,7 @@
 
 import { assert } from '@seglog/common';
 import { IoError, IoErrorCode, ioErrorFromErrno } from './io-error.js';
-import type { AllocateMode, FileStat, FsStat, Io, IoFile, OpenOptions } from './io.js';
+import type { AllocateMode, FileStat, FsStat, Io, IoFile, IoLock, OpenOptions } from './io.js';
 import { directAlignmentError } from './internal/direct-check.js';
 import { Prng } from './internal/prng.js';
 import { SimDisk } from './internal/sim-disk.js';
@@ -132,6 +132,8 @@ class SimState {
   readonly matched: Record<FaultKind, number>;
   readonly injected: Record<FaultKind, number>;
   readonly handles: Set<SimFile>;
+  /** Paths locked through lock(): the simulated machine's flock table (a crash drops it). */
+  readonly locks: Set<string>;
   point: number;
   halted: boolean;
 
@@ -143,6 +145,7 @@ class SimState {
     this.matched = zeroCounts();
     this.injected = zeroCounts();
     this.handles = new Set();
+    this.locks = new Set();
     this.point = 0;
     this.halted = false;
   }
@@ -165,6 +168,7 @@ class SimState {
     this.halted = true;
     for (const handle of this.handles) handle.node.openCount--;
     this.handles.clear();
+    this.locks.clear();
   }
 
   fault(kind: Exclude<FaultKind, 'nospc'>, path: string): boolean {
@@ -623,5 +627,27 @@ export class SimIo implements Io {
     const bytes = node.visible.toBuffer();
     state.maybeCorrupt(bytes, bytes.byteLength, path);
     return bytes;
+  }
+
+  /** Like NodeIo: creates the file, keeps a handle open while locked; a second lock of the path fails. */
+  async lock(p: string): Promise<IoLock> {
+    const path = SimDisk.normalize(p);
+    const { state } = this;
+    const file = await this.open(path, { create: true });
+    if (state.locks.has(path)) {
+      await file.close();
+      throw new IoError(IoErrorCode.locked, `lock ${path}: already locked`, { errno: 'EWOULDBLOCK', syscall: 'flock', path });
+    }
+    state.locks.add(path);
+    let released = false;
+    return {
+      path,
+      async release(): Promise<void> {
+        if (released) return;
+        released = true;
+        if (!state.halted) state.locks.delete(path);
+        await file.close();
+      },
+    };
   }
 }
