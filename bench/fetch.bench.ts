@@ -99,8 +99,8 @@ function inlineParts(source: Buffer, size: number, count: number): WritableFetch
 
 interface Acc { cpuUs: number[]; bytes: number[]; syscalls: number[] }
 
-function makeCase(name: string, link: Link, p: WritableFetchPlan, responses: number, options: FetchWriteOptions, acc: Acc): Case {
-  const bytesPerResponse = HEADER.length + p.totalBytes;
+function makeCase(name: string, link: Link, p: WritableFetchPlan, responses: number, options: FetchWriteOptions, acc: Acc, header: Buffer = HEADER): Case {
+  const bytesPerResponse = header.length + p.totalBytes;
   return {
     name,
     run: async () => {
@@ -108,7 +108,7 @@ function makeCase(name: string, link: Link, p: WritableFetchPlan, responses: num
       let syscalls = 0;
       let checksum = 0;
       for (let i = 0; i < responses; i++) {
-        const r: WriteFetchResult = await writeFetch(link.socket, HEADER, p, options);
+        const r: WriteFetchResult = await writeFetch(link.socket, header, p, options);
         syscalls += r.writes + r.sendfiles + r.preads;
         checksum = (checksum + r.bytesWritten) >>> 0;
       }
@@ -193,29 +193,44 @@ function printGrid(cells: readonly Cell[]): void {
   printTable(cost);
 }
 
+/**
+ * A decision stump: the cut-off T that best separates "a wins at x <= T"
+ * from "b wins at x > T" over the measured cells (most cells on the right
+ * side), so one noisy cell does not move it. Returns the largest x still
+ * given to a, or null when b should always win.
+ */
+function stump(points: ReadonlyArray<{ x: number; aWins: boolean }>): number | null {
+  const xs = [...new Set(points.map((p) => p.x))].sort((a, b) => a - b);
+  let best: number | null = null;
+  let bestScore = points.filter((p) => !p.aWins).length; // T below every x: b everywhere
+  for (const t of xs) {
+    const score = points.filter((p) => (p.x <= t ? p.aWins : !p.aWins)).length;
+    if (score > bestScore) { bestScore = score; best = t; }
+  }
+  return best;
+}
+
 /** The thresholds the grid implies. */
 function thresholds(cells: readonly Cell[]): Record<string, string> {
   const at = (size: number, count: number, s: Strategy): Cell | undefined => cells.find((c) => c.size === size && c.count === count && c.strategy === s);
-  const pairs = cells.filter((c) => c.strategy === 'coalesce').map((c) => ({ total: HEADER.length + c.size * c.count, c, w: at(c.size, c.count, 'writev') }))
-    .filter((p) => p.w !== undefined).sort((a, b) => a.total - b.total);
-  const coalesceWins = pairs.filter((p) => p.c.mbps >= p.w!.mbps).map((p) => p.total);
-  const writevWins = pairs.filter((p) => p.c.mbps < p.w!.mbps).map((p) => p.total);
+  const inline = cells.filter((c) => c.strategy === 'coalesce' && at(c.size, c.count, 'writev') !== undefined)
+    .map((c) => ({ x: HEADER.length + c.size * c.count, aWins: c.mbps >= at(c.size, c.count, 'writev')!.mbps }));
+  const file = cells.filter((c) => c.strategy === 'pread' && at(c.size, c.count, 'sendfile') !== undefined)
+    .map((c) => ({ x: c.size, aWins: c.mbps >= at(c.size, c.count, 'sendfile')!.mbps }));
+  const coalesceUpTo = stump(inline);
+  const preadUpTo = stump(file);
   const sizes = [...new Set(cells.map((c) => c.size))].sort((a, b) => a - b);
-  const sendfileWinsAt: number[] = [];
-  for (const size of sizes) {
-    const counts = [...new Set(cells.filter((c) => c.size === size).map((c) => c.count))];
-    const wins = counts.filter((n) => { const s = at(size, n, 'sendfile'); const p = at(size, n, 'pread'); return s !== undefined && p !== undefined && s.mbps > p.mbps; });
-    if (wins.length * 2 > counts.length) sendfileWinsAt.push(size);
-  }
+  const nextSize = preadUpTo === null ? sizes[0] : sizes.find((x) => x > preadUpTo);
   return {
-    coalesceWinsUpToTotalBytes: coalesceWins.length === 0 ? 'never' : String(Math.max(...coalesceWins)),
-    writevWinsFromTotalBytes: writevWins.length === 0 ? 'never' : String(Math.min(...writevWins)),
-    sendfileBeatsPreadAtFragmentBytes: sendfileWinsAt.length === 0 ? 'never' : sendfileWinsAt.map(String).join(','),
+    coalesceWinsUpToTotalBytes: coalesceUpTo === null ? 'never' : String(coalesceUpTo),
+    impliedCoalesceBelowBytes: coalesceUpTo === null ? '0' : `just above ${coalesceUpTo}`,
+    preadWinsUpToFragmentBytes: preadUpTo === null ? 'never' : String(preadUpTo),
+    impliedSendfileMinBytes: file.length === 0 ? 'n/a (no sendfile)' : nextSize === undefined ? 'never' : `between ${preadUpTo ?? 0} and ${nextSize}`,
   };
 }
 
 async function sweep(name: string, link: Link, options: BenchOptions, variants: Array<{ label: string; plan: WritableFetchPlan; options: FetchWriteOptions; header?: Buffer }>, responses: number): Promise<Array<{ label: string; mbps: number }>> {
-  const cases: Case[] = variants.map((v) => makeCase(v.label, link, v.plan, responses, v.options, { cpuUs: [], bytes: [], syscalls: [] }));
+  const cases: Case[] = variants.map((v) => makeCase(v.label, link, v.plan, responses, v.options, { cpuUs: [], bytes: [], syscalls: [] }, v.header));
   for (const c of cases) await c.run();
   const results = await runCases(cases, options);
   console.log(`\n${name}`);
@@ -279,8 +294,9 @@ export async function run(options: BenchOptions): Promise<void> {
     const small = options.quick ? 50 : 500;
     const extras: Record<string, Array<{ label: string; mbps: number }>> = {};
     if (capabilities.sendfile) {
-      extras['headerBeforeSendfile'] = await sweep('sendfile of one 64 KiB range: header written (then drained) first vs no header', link, options, [
-        { label: '64 B header + sendfile', plan: plan(fileParts(file, 64 * KiB, 1)), options: { strategy: 'sendfile', limiter } },
+      extras['headerBeforeSendfile'] = await sweep('sendfile of one 64 KiB range: header written and drained first vs no header vs pread', link, options, [
+        { label: '64 B header, drain, sendfile', plan: plan(fileParts(file, 64 * KiB, 1)), options: { strategy: 'sendfile', limiter } },
+        { label: 'no header, sendfile only', plan: plan(fileParts(file, 64 * KiB, 1)), options: { strategy: 'sendfile', limiter }, header: Buffer.alloc(0) },
         { label: 'pread+write (header corked with body)', plan: plan(fileParts(file, 64 * KiB, 1)), options: { strategy: 'pread', limiter } },
       ], small);
     }
