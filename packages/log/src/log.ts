@@ -69,6 +69,14 @@ export interface LogOpenOptions {
   readonly onCorruption?: CorruptionPolicy;
   /** Bounds of one coalesced write (tests use small ones). */
   readonly writerLimits?: BufferedWriterLimits;
+  /**
+   * Called (synchronously) with the buffer's length before an append is
+   * validated; throwing rejects the append and changes nothing. LogManager's
+   * free-space guard and offline data directory use it.
+   */
+  readonly beforeAppend?: (bytes: number) => void;
+  /** Called once when the log goes offline (LogManager takes its data directory offline). */
+  readonly onOffline?: (cause: unknown) => void;
 }
 
 export interface AppendResult {
@@ -147,6 +155,8 @@ export class Log {
   private readonly now: () => number;
   private readonly random: () => number;
   private readonly writerLimits: BufferedWriterLimits;
+  private readonly beforeAppend: ((bytes: number) => void) | null;
+  private readonly onOffline: ((cause: unknown) => void) | null;
 
   private constructor(io: Io, dir: string, config: LogConfig, options: LogOpenOptions, loaded: Awaited<ReturnType<typeof loadLog>>) {
     this.io = io;
@@ -179,6 +189,8 @@ export class Log {
     this.lastFlushMs = this.now();
     this.flushTimer = null;
     this.deleteTimers = new Set();
+    this.beforeAppend = options.beforeAppend ?? null;
+    this.onOffline = options.onOffline ?? null;
     this.startFlushTimer();
   }
 
@@ -292,6 +304,7 @@ export class Log {
     const nowMs = this.now();
     let summary: BatchSummary;
     try {
+      this.beforeAppend?.(buffer.length);
       summary = validateBatch(buffer, {
         maxMessageBytes: this.config.maxMessageBytes,
         messageTimestampType: this.config.messageTimestampType,
@@ -350,6 +363,7 @@ export class Log {
   appendAsFollower(buffer: Buffer): Promise<AppendResult> {
     let batches: RecordBatch[];
     try {
+      this.beforeAppend?.(buffer.length);
       batches = splitFollowerBatches(buffer, this.dir);
     } catch (error) {
       return Promise.reject(error);
@@ -926,6 +940,7 @@ export class Log {
     this.durableWaiters.rejectAll(offline);
     if (this.flushTimer !== null) clearInterval(this.flushTimer);
     this.flushTimer = null;
+    this.onOffline?.(error);
   }
 
   /** The I/O-error funnel of mutations: the log goes offline and the caller gets SEGLOG_ERR_LOG_OFFLINE. */

@@ -1,0 +1,552 @@
+// LogManager: one data directory ("log dir") and the logs in it
+// (reference/kafka-storage.md §1, §9, §21, §22).
+//
+// Files it owns in the data directory:
+// - `.lock`: held (Io.lock: flock + a process-wide table) from open to close;
+//   a second manager on the directory, in this process or another, gets
+//   SEGLOG_ERR_LOG_LOCKED.
+// - `.kafka_cleanshutdown`: JSON `{"version":0,"brokerEpoch":N}`. Its
+//   presence means every log was flushed and closed. It is read and then
+//   DELETED (unlink + directory fsync) before any log is loaded, so a crash
+//   while loading counts as unclean. It is written on close() (`.tmp`, fsync,
+//   rename, directory fsync) only if every log closed cleanly, the final
+//   checkpoints were written and the directory never went offline.
+// - `recovery-point-offset-checkpoint` (every log's durableOffset) and
+//   `log-start-offset-checkpoint` (only logs whose logStartOffset is above
+//   their first segment's base, as Kafka: the loader derives the others from
+//   the first segment): OffsetCheckpoint, `0\n<count>\n<topic> <p> <offset>\n…`,
+//   written atomically. A checkpoint that cannot be read at open means
+//   recovery point 0 (full recovery) or log start 0 for every log (§9).
+// - `<topic>-<partition>/`: one Log each. `<topic>-<p>.<uuid>-delete`
+//   directories are removed at open (an interrupted deleteLog);
+//   `-future`/`-stray` and unparseable names are skipped and listed in
+//   `skipped`.
+//
+// Fail-stop (Kafka's LogDirFailureChannel): when any log goes offline, or a
+// checkpoint or marker write fails, the whole directory is offline until the
+// process reopens it: appends to every log and getOrCreateLog/deleteLog fail
+// fast with SEGLOG_ERR_LOG_OFFLINE, no further checkpoint is written, and
+// close() writes no marker. Reads keep working.
+//
+// Free space: a DiskGuard (internal/disk-guard.ts) checked by every Log
+// before it accepts an append; below the floor, SEGLOG_ERR_LOG_DISK_FULL
+// (retriable).
+
+import { randomUUID } from 'node:crypto';
+import { assert, SeglogError } from '@seglog/common';
+import type { Io, IoLock } from '@seglog/io';
+import { FileNames } from './file-names.js';
+import type { ParsedPartitionDirName } from './file-names.js';
+import { DiskGuard } from './internal/disk-guard.js';
+import { logClosed, logOffline } from './internal/log-errors.js';
+import { Log } from './log.js';
+import type { CorruptionPolicy } from './log.js';
+import type { LogConfig } from './log-config.js';
+import { OffsetCheckpoint } from './offset-checkpoint.js';
+import type { OffsetCheckpointEntry } from './offset-checkpoint.js';
+
+export interface LogManagerOptions {
+  /** Config of logs whose topic has no entry in topicConfigs. */
+  readonly defaultConfig: LogConfig;
+  /** Per-topic configs. */
+  readonly topicConfigs?: ReadonlyMap<string, LogConfig>;
+  /** Wall clock in ms for the logs and the disk guard. Default Date.now. */
+  readonly now?: () => number;
+  /** Free-space floor of the directory. Default defaultConfig.minFreeBytes (64 MiB); 0 disables the guard. */
+  readonly minFreeBytes?: number;
+  /** Minimum time between two statfs calls of the disk guard. Default 1000. */
+  readonly diskCheckIntervalMs?: number;
+  /** Period of the background checkpoint (unref'd timer). Default 60000; 0 = none (close still writes them). */
+  readonly checkpointIntervalMs?: number;
+  /** Written into the clean-shutdown marker. Default -1 (unknown, Kafka's value when absent). */
+  readonly brokerEpoch?: number;
+  /** Passed to every Log.open. Default 'fail'. */
+  readonly onCorruption?: CorruptionPolicy;
+  /** Logs loaded at once during open. Default 2. */
+  readonly loadConcurrency?: number;
+}
+
+export type LogManagerState = 'open' | 'offline' | 'closed';
+
+/** A directory entry open() did not load, and why. */
+export interface SkippedEntry {
+  readonly name: string;
+  readonly reason: string;
+}
+
+export const CLEAN_SHUTDOWN_VERSION = 0;
+const DEFAULT_DISK_CHECK_INTERVAL_MS = 1000;
+const DEFAULT_CHECKPOINT_INTERVAL_MS = 60_000;
+const TIMER_MAX_MS = 0x7fffffff;
+
+function lockedError(dir: string, cause: unknown): SeglogError {
+  return new SeglogError('SEGLOG_ERR_LOG_LOCKED', `data directory ${dir} is in use by another LogManager (this process or another)`, {
+    context: { dir },
+    cause,
+  });
+}
+
+function unknownPartition(dir: string, topic: string, partition: number): SeglogError {
+  return new SeglogError('SEGLOG_ERR_LOG_UNKNOWN_PARTITION', `no log ${topic}-${partition} in data directory ${dir}`, {
+    kafka: 'UNKNOWN_TOPIC_OR_PARTITION',
+    context: { dir, topic, partition },
+  });
+}
+
+function isCode(error: unknown, code: string): boolean {
+  return (error as { code?: unknown } | null)?.code === code;
+}
+
+function join(dir: string, name: string): string {
+  return dir.endsWith('/') ? dir + name : `${dir}/${name}`;
+}
+
+function parentOf(dir: string): string {
+  const trimmed = dir.length > 1 && dir.endsWith('/') ? dir.slice(0, -1) : dir;
+  const slash = trimmed.lastIndexOf('/');
+  if (slash > 0) return trimmed.slice(0, slash);
+  return slash === 0 ? '/' : '.';
+}
+
+/** What open() learns from the directory before loading the logs. */
+interface StartState {
+  readonly hadCleanShutdown: boolean;
+  readonly brokerEpoch: number;
+  readonly recoveryPoints: Map<string, number>;
+  readonly logStartOffsets: Map<string, number>;
+  readonly notes: string[];
+}
+
+export class LogManager {
+  readonly io: Io;
+  readonly dir: string;
+  readonly defaultConfig: LogConfig;
+  readonly diskGuard: DiskGuard;
+  /** Whether the previous run shut down cleanly (the marker was present at open). */
+  readonly hadCleanShutdown: boolean;
+  /** The broker epoch the marker held, or -1 (absent or unreadable). */
+  readonly previousBrokerEpoch: number;
+  /** Directory entries open() skipped, and notes about checkpoints it could not read. */
+  readonly skipped: SkippedEntry[];
+  readonly notes: readonly string[];
+  private readonly topicConfigs: ReadonlyMap<string, LogConfig>;
+  private readonly now: () => number;
+  private readonly brokerEpoch: number;
+  private readonly onCorruption: CorruptionPolicy;
+  private readonly logsByName: Map<string, Log>;
+  private readonly creating: Map<string, Promise<Log>>;
+  private readonly recoveryPointCheckpoint: OffsetCheckpoint;
+  private readonly logStartCheckpoint: OffsetCheckpoint;
+  private lock: IoLock | null;
+  private stateValue: LogManagerState;
+  private failure: unknown;
+  private checkpointTail: Promise<void>;
+  private checkpointTimer: NodeJS.Timeout | null;
+  private closing: Promise<void> | null;
+  private readonly appendGuard: (bytes: number) => void;
+  private readonly offlineHook: (cause: unknown) => void;
+
+  private constructor(io: Io, dir: string, options: LogManagerOptions, lock: IoLock, start: StartState, guard: DiskGuard) {
+    this.io = io;
+    this.dir = dir;
+    this.defaultConfig = options.defaultConfig;
+    this.diskGuard = guard;
+    this.hadCleanShutdown = start.hadCleanShutdown;
+    this.previousBrokerEpoch = start.brokerEpoch;
+    this.skipped = [];
+    this.notes = start.notes;
+    this.topicConfigs = options.topicConfigs ?? new Map();
+    this.now = options.now ?? Date.now;
+    this.brokerEpoch = options.brokerEpoch ?? -1;
+    this.onCorruption = options.onCorruption ?? 'fail';
+    this.logsByName = new Map();
+    this.creating = new Map();
+    this.recoveryPointCheckpoint = new OffsetCheckpoint(io, join(dir, FileNames.recoveryPointCheckpoint));
+    this.logStartCheckpoint = new OffsetCheckpoint(io, join(dir, FileNames.logStartOffsetCheckpoint));
+    this.lock = lock;
+    this.stateValue = 'open';
+    this.failure = undefined;
+    this.checkpointTail = Promise.resolve();
+    this.checkpointTimer = null;
+    this.closing = null;
+    this.appendGuard = (bytes) => this.checkAppend(bytes);
+    this.offlineHook = (cause) => this.markOffline(cause);
+  }
+
+  /**
+   * Locks `dir` (creating it if missing), consumes the clean-shutdown marker,
+   * reads the checkpoints and loads every partition directory. On any
+   * failure, every log opened so far is closed and the lock released.
+   */
+  static async open(io: Io, dir: string, options: LogManagerOptions): Promise<LogManager> {
+    const interval = options.diskCheckIntervalMs ?? DEFAULT_DISK_CHECK_INTERVAL_MS;
+    const checkpointMs = options.checkpointIntervalMs ?? DEFAULT_CHECKPOINT_INTERVAL_MS;
+    assert(Number.isSafeInteger(checkpointMs) && checkpointMs >= 0, 'LogManager.open: checkpointIntervalMs must be a non-negative safe integer');
+    const brokerEpoch = options.brokerEpoch ?? -1;
+    assert(Number.isSafeInteger(brokerEpoch) && brokerEpoch >= -1, 'LogManager.open: brokerEpoch must be a safe integer >= -1');
+    if (!(await io.exists(dir))) {
+      await io.mkdir(dir, { recursive: true });
+      await io.fsyncDir(parentOf(dir));
+    }
+    let lock: IoLock;
+    try {
+      lock = await io.lock(join(dir, FileNames.lock));
+    } catch (error) {
+      throw isCode(error, 'SEGLOG_ERR_IO_LOCKED') ? lockedError(dir, error) : error;
+    }
+    let manager: LogManager | null = null;
+    try {
+      const start = await readStartState(io, dir);
+      const guard = new DiskGuard(io, dir, {
+        minFreeBytes: options.minFreeBytes ?? options.defaultConfig.minFreeBytes,
+        checkIntervalMs: interval,
+        now: options.now ?? Date.now,
+      });
+      manager = new LogManager(io, dir, options, lock, start, guard);
+      await guard.refresh();
+      await manager.loadLogs(options.loadConcurrency ?? 2, start);
+    } catch (error) {
+      if (manager !== null) await manager.closeHandles();
+      else await lock.release();
+      throw error;
+    }
+    manager.startCheckpointTimer(checkpointMs);
+    return manager;
+  }
+
+  get state(): LogManagerState {
+    return this.stateValue;
+  }
+
+  /** The first failure that took the directory offline, or undefined. */
+  get failureCause(): unknown {
+    return this.failure;
+  }
+
+  getLog(topic: string, partition: number): Log | undefined {
+    return this.logsByName.get(`${topic}-${partition}`);
+  }
+
+  /** Every loaded log, in partition-directory name order of loading then creation. */
+  logs(): Log[] {
+    return [...this.logsByName.values()];
+  }
+
+  /**
+   * The log of topic-partition, created (directory made and fsynced in the
+   * data directory) if missing. The config is `config`, else the topic's,
+   * else the default; it is used only when the log is created. An illegal
+   * topic or partition throws SEGLOG_ERR_LOG_INVALID_TOPIC / _PARTITION and
+   * creates nothing. Concurrent calls for one partition share one creation.
+   */
+  getOrCreateLog(topic: string, partition: number, config?: LogConfig): Promise<Log> {
+    let name: string;
+    try {
+      name = FileNames.partitionDirName(topic, partition);
+      this.checkUsable();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const existing = this.logsByName.get(name);
+    if (existing !== undefined) return Promise.resolve(existing);
+    const pending = this.creating.get(name);
+    if (pending !== undefined) return pending;
+    const created = this.createLog(name, topic, partition, config ?? this.configFor(topic)).finally(() => this.creating.delete(name));
+    this.creating.set(name, created);
+    return created;
+  }
+
+  private async createLog(name: string, topic: string, partition: number, config: LogConfig): Promise<Log> {
+    const path = join(this.dir, name);
+    try {
+      if (!(await this.io.exists(path))) {
+        await this.io.mkdir(path);
+        await this.io.fsyncDir(this.dir);
+      }
+      const log = await this.openLog(path, config, { topic, partition, recoveryPoint: 0, logStartOffset: 0, hadCleanShutdown: true });
+      this.logsByName.set(name, log);
+      if (this.stateValue !== 'open') await this.refuseLate(log);
+      return log;
+    } catch (error) {
+      throw this.failWith(error);
+    }
+  }
+
+  /** A log created while the directory went offline or closed: closed again, and the caller refused. */
+  private async refuseLate(log: Log): Promise<never> {
+    await log.close().catch(() => undefined);
+    throw this.stateValue === 'offline' ? logOffline(this.dir, this.failure) : logClosed(this.dir);
+  }
+
+  /**
+   * Closes the log and deletes its directory: renamed to
+   * `<topic>-<p>.<uuid>-delete` (directory fsynced: from here on the
+   * deletion survives a crash, finished by the next open), then its files
+   * and the directory removed. Unknown partitions:
+   * SEGLOG_ERR_LOG_UNKNOWN_PARTITION.
+   */
+  async deleteLog(topic: string, partition: number): Promise<void> {
+    const name = FileNames.partitionDirName(topic, partition);
+    this.checkUsable();
+    const log = this.logsByName.get(name);
+    if (log === undefined) throw unknownPartition(this.dir, topic, partition);
+    this.logsByName.delete(name);
+    const doomed = join(this.dir, `${name}.${randomUUID().replaceAll('-', '')}-delete`);
+    try {
+      await log.close();
+      await this.io.rename(join(this.dir, name), doomed);
+      await this.io.fsyncDir(this.dir);
+      await removeTree(this.io, doomed);
+      await this.io.fsyncDir(this.dir);
+    } catch (error) {
+      throw this.failWith(error);
+    }
+  }
+
+  /**
+   * Writes both checkpoint files from every log's durableOffset and
+   * logStartOffset. Runs one at a time; a failure takes the directory
+   * offline (SEGLOG_ERR_LOG_OFFLINE). Refused when offline or closed.
+   */
+  checkpoint(): Promise<void> {
+    const run = this.checkpointTail.then(() => {
+      this.checkUsable();
+      return this.writeCheckpoints();
+    });
+    this.checkpointTail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async writeCheckpoints(): Promise<void> {
+    const recoveryPoints: OffsetCheckpointEntry[] = [];
+    const logStarts: OffsetCheckpointEntry[] = [];
+    for (const log of this.logsByName.values()) {
+      recoveryPoints.push({ topic: log.topic, partition: log.partition, offset: log.durableOffset });
+      const firstBase = log.segmentBaseOffsets()[0];
+      if (firstBase !== undefined && log.logStartOffset > firstBase) {
+        logStarts.push({ topic: log.topic, partition: log.partition, offset: log.logStartOffset });
+      }
+    }
+    try {
+      await this.recoveryPointCheckpoint.write(recoveryPoints);
+      await this.logStartCheckpoint.write(logStarts);
+    } catch (error) {
+      throw this.failWith(error);
+    }
+  }
+
+  /**
+   * Flushes and closes every log, writes the checkpoints and, if all of that
+   * succeeded and the directory is not offline, the clean-shutdown marker;
+   * then releases the lock. Handles are released in every case. Throws
+   * SEGLOG_ERR_LOG_OFFLINE if closing itself failed; closing a directory
+   * that was already offline resolves (without a marker).
+   */
+  close(): Promise<void> {
+    this.closing ??= this.closeOnce();
+    return this.closing;
+  }
+
+  private async closeOnce(): Promise<void> {
+    if (this.stateValue === 'closed') return;
+    this.stopCheckpointTimer();
+    await this.checkpointTail;
+    await Promise.allSettled([...this.creating.values()]);
+    const wasOpen = this.stateValue === 'open';
+    let failure: unknown;
+    try {
+      const offlineBefore = this.logs().some((log) => log.state === 'offline');
+      const results = await Promise.allSettled(this.logs().map((log) => log.close()));
+      const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (rejected !== undefined) throw rejected.reason;
+      if (wasOpen && !offlineBefore && this.stateValue === 'open') {
+        await this.writeCheckpoints();
+        await writeCleanShutdownMarker(this.io, this.dir, this.brokerEpoch);
+      }
+    } catch (error) {
+      failure = error;
+      this.markOffline(error);
+    }
+    await this.diskGuard.idle();
+    await this.closeHandles();
+    if (wasOpen && failure !== undefined) throw logOffline(this.dir, this.failure);
+  }
+
+  // ---- internals -----------------------------------------------------------
+
+  private configFor(topic: string): LogConfig {
+    return this.topicConfigs.get(topic) ?? this.defaultConfig;
+  }
+
+  private openLog(path: string, config: LogConfig, positions: { topic: string; partition: number; recoveryPoint: number; logStartOffset: number; hadCleanShutdown: boolean }): Promise<Log> {
+    return Log.open(this.io, path, config, {
+      ...positions,
+      now: this.now,
+      onCorruption: this.onCorruption,
+      beforeAppend: this.appendGuard,
+      onOffline: this.offlineHook,
+    });
+  }
+
+  private async loadLogs(concurrency: number, start: StartState): Promise<void> {
+    assert(Number.isSafeInteger(concurrency) && concurrency >= 1, 'LogManager.open: loadConcurrency must be a positive integer');
+    const toLoad: ParsedPartitionDirName[] = [];
+    const toDelete: string[] = [];
+    for (const name of await this.io.readdir(this.dir)) {
+      const parsed = await this.classify(name);
+      if (parsed === null) continue;
+      if (parsed.state === 'live') toLoad.push(parsed);
+      else if (parsed.state === 'delete') toDelete.push(name);
+      else this.skipped.push({ name, reason: `a -${parsed.state} directory (not loaded)` });
+    }
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < toLoad.length) {
+        const tp = toLoad[next++] as ParsedPartitionDirName;
+        const name = `${tp.topic}-${tp.partition}`;
+        const log = await this.openLog(join(this.dir, name), this.configFor(tp.topic), {
+          topic: tp.topic,
+          partition: tp.partition,
+          recoveryPoint: start.recoveryPoints.get(name) ?? 0,
+          logStartOffset: start.logStartOffsets.get(name) ?? 0,
+          hadCleanShutdown: start.hadCleanShutdown,
+        });
+        this.logsByName.set(name, log);
+      }
+    };
+    const workers = Array.from({ length: Math.min(concurrency, toLoad.length) }, worker);
+    const results = await Promise.allSettled(workers);
+    const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (rejected !== undefined) throw rejected.reason;
+    for (const name of toDelete) await removeTree(this.io, join(this.dir, name));
+    if (toDelete.length > 0) await this.io.fsyncDir(this.dir);
+  }
+
+  /** A partition directory's parsed name, or null (recorded in `skipped`) for anything else. */
+  private async classify(name: string): Promise<ParsedPartitionDirName | null> {
+    if (name.startsWith('.') || name === FileNames.recoveryPointCheckpoint || name === FileNames.logStartOffsetCheckpoint || name.endsWith('.tmp')) return null;
+    const stat = await this.io.stat(join(this.dir, name));
+    if (!stat.isDirectory) {
+      this.skipped.push({ name, reason: 'not a directory' });
+      return null;
+    }
+    try {
+      return FileNames.parsePartitionDirName(name);
+    } catch (error) {
+      this.skipped.push({ name, reason: (error as Error).message });
+      return null;
+    }
+  }
+
+  private checkAppend(bytes: number): void {
+    if (this.stateValue === 'offline') throw logOffline(this.dir, this.failure);
+    this.diskGuard.check(bytes);
+  }
+
+  private checkUsable(): void {
+    if (this.stateValue === 'offline') throw logOffline(this.dir, this.failure);
+    if (this.stateValue === 'closed') throw logClosed(this.dir);
+  }
+
+  /** Takes the directory offline (once; the first cause is kept). Never throws: Log calls it from its failure path. */
+  private markOffline(cause: unknown): void {
+    if (this.stateValue !== 'open') return;
+    this.stateValue = 'offline';
+    this.failure = cause;
+    this.stopCheckpointTimer();
+  }
+
+  /** The I/O-error funnel: the directory goes offline and the caller gets SEGLOG_ERR_LOG_OFFLINE. */
+  private failWith(error: unknown): unknown {
+    if (isCode(error, 'SEGLOG_ERR_LOG_OFFLINE') && this.stateValue === 'offline') return error;
+    if (this.stateValue === 'closed') return error;
+    this.markOffline(error);
+    return logOffline(this.dir, this.failure);
+  }
+
+  private startCheckpointTimer(intervalMs: number): void {
+    if (intervalMs === 0) return;
+    this.checkpointTimer = setInterval(() => {
+      if (this.stateValue === 'open') void this.checkpoint().catch(() => undefined);
+    }, Math.min(intervalMs, TIMER_MAX_MS));
+    this.checkpointTimer.unref();
+  }
+
+  private stopCheckpointTimer(): void {
+    if (this.checkpointTimer !== null) clearInterval(this.checkpointTimer);
+    this.checkpointTimer = null;
+  }
+
+  /** Closes every log (offline ones only drop handles) and releases the lock; the manager ends closed. */
+  private async closeHandles(): Promise<void> {
+    this.stopCheckpointTimer();
+    await Promise.allSettled(this.logs().map((log) => log.close()));
+    const lock = this.lock;
+    this.lock = null;
+    this.stateValue = 'closed';
+    if (lock !== null) await lock.release();
+  }
+}
+
+/** Reads and deletes the marker, then reads both checkpoints (a read failure means 0 for every partition, §9). */
+async function readStartState(io: Io, dir: string): Promise<StartState> {
+  const notes: string[] = [];
+  const markerPath = join(dir, FileNames.cleanShutdown);
+  const hadCleanShutdown = await io.exists(markerPath);
+  let brokerEpoch = -1;
+  if (hadCleanShutdown) {
+    brokerEpoch = parseMarker((await io.readFile(markerPath)).toString('utf8'));
+    await io.unlink(markerPath);
+    await io.fsyncDir(dir);
+  }
+  const recoveryPoints = await readCheckpointMap(new OffsetCheckpoint(io, join(dir, FileNames.recoveryPointCheckpoint)), notes);
+  const logStartOffsets = await readCheckpointMap(new OffsetCheckpoint(io, join(dir, FileNames.logStartOffsetCheckpoint)), notes);
+  return { hadCleanShutdown, brokerEpoch, recoveryPoints, logStartOffsets, notes };
+}
+
+async function readCheckpointMap(checkpoint: OffsetCheckpoint, notes: string[]): Promise<Map<string, number>> {
+  try {
+    return OffsetCheckpoint.toMap(await checkpoint.read());
+  } catch (error) {
+    notes.push(`${checkpoint.path} could not be read (${(error as Error).message}); every partition starts from 0`);
+    return new Map();
+  }
+}
+
+/** Kafka's CleanShutdownFileHandler.read: the broker epoch, or -1 when it cannot be read. */
+function parseMarker(text: string): number {
+  try {
+    const parsed = JSON.parse(text) as { version?: unknown; brokerEpoch?: unknown };
+    if (parsed.version !== CLEAN_SHUTDOWN_VERSION) return -1;
+    return typeof parsed.brokerEpoch === 'number' && Number.isSafeInteger(parsed.brokerEpoch) ? parsed.brokerEpoch : -1;
+  } catch {
+    return -1;
+  }
+}
+
+/** `.kafka_cleanshutdown`: written to `.tmp`, fsynced, renamed, directory fsynced. */
+async function writeCleanShutdownMarker(io: Io, dir: string, brokerEpoch: number): Promise<void> {
+  const path = join(dir, FileNames.cleanShutdown);
+  const tmp = `${path}.tmp`;
+  const bytes = Buffer.from(JSON.stringify({ version: CLEAN_SHUTDOWN_VERSION, brokerEpoch }), 'utf8');
+  const file = await io.open(tmp, { create: true });
+  try {
+    await file.truncate(0);
+    await file.pwrite(bytes, 0);
+    await file.fsync();
+  } finally {
+    await file.close();
+  }
+  await io.rename(tmp, path);
+  await io.fsyncDir(dir);
+}
+
+/** Removes a partition directory: its files, then the directory (not fsynced: the caller fsyncs the parent). */
+async function removeTree(io: Io, path: string): Promise<void> {
+  for (const name of await io.readdir(path)) {
+    const child = join(path, name);
+    if ((await io.stat(child)).isDirectory) await removeTree(io, child);
+    else await io.unlink(child);
+  }
+  await io.rmdir(path);
+}

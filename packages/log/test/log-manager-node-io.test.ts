@@ -1,0 +1,67 @@
+// LogManager on NodeIo in a temporary directory: the `.lock` refuses a second
+// manager in this process and in a child process (real flock), and a clean
+// close leaves the marker and checkpoints Kafka writes.
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { NodeIo } from '@seglog/io';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LogManager } from '../src/log-manager.js';
+import { rejected } from './helpers.js';
+import { config, producerBatch } from './log-helpers.js';
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const LOG_INDEX_URL = pathToFileURL(path.join(REPO_ROOT, 'packages/log/src/index.ts')).href;
+const IO_INDEX_URL = pathToFileURL(path.join(REPO_ROOT, 'packages/io/src/index.ts')).href;
+
+/** A child process opens a LogManager on `dir` and prints 'opened' or the error code. */
+function openInChild(dir: string): Promise<string> {
+  const script = `const { LogManager, LogConfig } = await import(${JSON.stringify(LOG_INDEX_URL)});
+const { NodeIo } = await import(${JSON.stringify(IO_INDEX_URL)});
+try {
+  const m = await LogManager.open(new NodeIo(), ${JSON.stringify(dir)}, { defaultConfig: new LogConfig(), minFreeBytes: 0, checkpointIntervalMs: 0 });
+  await m.close();
+  console.log('opened');
+} catch (error) { console.log(error.code ?? String(error)); }`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => (status === 0 ? resolve(out.trim()) : reject(new Error(`child exited ${status}: ${err}`))));
+  });
+}
+
+describe('LogManager on NodeIo', () => {
+  let root = '';
+  afterEach(() => {
+    if (root !== '') rmSync(root, { recursive: true, force: true });
+    root = '';
+  });
+
+  it('a second manager, in this process or a child process, gets SEGLOG_ERR_LOG_LOCKED', async () => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'seglog-manager-'));
+    const dir = path.join(root, 'data');
+    const io = new NodeIo();
+    const options = { defaultConfig: config({ segmentIndexBytes: 4096 }), minFreeBytes: 0, checkpointIntervalMs: 0 };
+    const manager = await LogManager.open(io, dir, options);
+    const log = await manager.getOrCreateLog('orders', 0);
+    await log.appendAsLeader(producerBatch(3), { leaderEpoch: 0 });
+    expect((await rejected(LogManager.open(io, dir, options))).code).toBe('SEGLOG_ERR_LOG_LOCKED');
+    expect((await rejected(LogManager.open(new NodeIo(), `${root}/../${path.basename(root)}/data`, options))).code).toBe('SEGLOG_ERR_LOG_LOCKED');
+    expect(await openInChild(dir)).toBe('SEGLOG_ERR_LOG_LOCKED');
+    await manager.close();
+    expect(io.openHandles()).toEqual([]);
+    expect(readFileSync(path.join(dir, '.kafka_cleanshutdown'), 'utf8')).toBe('{"version":0,"brokerEpoch":-1}');
+    expect(readFileSync(path.join(dir, 'recovery-point-offset-checkpoint'), 'utf8')).toBe('0\n1\norders 0 3\n');
+    expect(readFileSync(path.join(dir, 'log-start-offset-checkpoint'), 'utf8')).toBe('0\n0\n');
+    expect(await openInChild(dir)).toBe('opened');
+  });
+});
