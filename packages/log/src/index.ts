@@ -30,7 +30,9 @@ export type { FetchPart, FetchPlanFields, IsolationLevel } from './fetch-plan.js
 export { Segment } from './segment.js';
 export type { SegmentRecovery, SegmentRange, RecoveryStop, TimestampLookup } from './segment.js';
 export { Log, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './log.js';
-export type { LogOpenOptions, AppendResult, ReadOptions, LogState, LogMetrics, CorruptionPolicy } from './log.js';
+export type { LogOpenOptions, AppendResult, ReadOptions, LogState, LogMetrics, CorruptionPolicy, TxnMarkerOptions } from './log.js';
+export { BlackholeLog } from './blackhole-log.js';
+export type { BlackholeLogOptions, BlackholeMetrics } from './blackhole-log.js';
 export { ProducerStateManager, DEFAULT_PRODUCER_ID_EXPIRATION_MS } from './producer-state-manager.js';
 export type { ProducerStateManagerOptions, ReplayedTxn, DuplicateCandidate } from './producer-state-manager.js';
 export { ProducerAppendInfo } from './producer-append-info.js';

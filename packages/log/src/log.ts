@@ -32,13 +32,14 @@
 
 import { assert } from '@seglog/common';
 import type { Io } from '@seglog/io';
-import { validateBatch, validateFollowerBatch, nextBatchSize } from '@seglog/records';
 import type { BatchSummary, RecordBatch } from '@seglog/records';
 import { FetchPlan } from './fetch-plan.js';
 import type { IsolationLevel } from './fetch-plan.js';
-import { loadLog } from './internal/log-loader.js';
+import { commitProducerState, followerResult, lastStableOffsetOf, leaderResult, planFollowerAppend, planLeaderBatch, planMarker, validateLeaderBatch } from './internal/append-accounting.js';
+import type { FollowerPlan, LeaderPlan, PlanContext, TxnMarkerOptions } from './internal/append-accounting.js';
+import { loadLog, replayProducerState } from './internal/log-loader.js';
 import type { CorruptionPolicy } from './internal/log-loader.js';
-import { emptyAppend, logClosed, logOffline, logTruncated, offsetOutOfRange, offsetsOutOfOrder, recordListTooLarge, unexpectedAppendOffset } from './internal/log-errors.js';
+import { logClosed, logOffline, logTruncated, offsetOutOfRange } from './internal/log-errors.js';
 import { OffsetWaiters } from './internal/offset-waiters.js';
 import { BufferedSegmentWriter, DEFAULT_WRITER_LIMITS } from './internal/segment-writer.js';
 import type { BufferedWriterLimits, SegmentWriter } from './internal/segment-writer.js';
@@ -46,8 +47,11 @@ import type { LeaderEpochCache } from './leader-epoch-cache.js';
 import type { LogConfig } from './log-config.js';
 import { Segment } from './segment.js';
 import type { TimestampLookup } from './segment.js';
+import type { ProducerStateManager } from './producer-state-manager.js';
+import type { AbortedTxn } from './txn-index.js';
 
 export type { CorruptionPolicy } from './internal/log-loader.js';
+export type { TxnMarkerOptions } from './internal/append-accounting.js';
 
 export interface LogOpenOptions {
   readonly topic: string;
@@ -94,7 +98,7 @@ export interface AppendResult {
 export interface ReadOptions {
   /** Only batches whose last offset is below this; default (and at most) writtenOffset. */
   readonly maxOffset?: number;
-  /** read_committed is bounded by the high watermark for now (aborted transactions come later). */
+  /** read_committed: only batches below the last stable offset, with the aborted transactions overlapping them. */
   readonly isolation?: IsolationLevel;
   /** Return the first batch even when it is larger than maxBytes (Kafka's rule). Default true. */
   readonly minOneMessage?: boolean;
@@ -120,6 +124,8 @@ export const EARLIEST_TIMESTAMP = -2;
 export const LATEST_TIMESTAMP = -1;
 
 const NEVER = Number.MAX_SAFE_INTEGER;
+/** A COMMIT/ABORT control batch is 78 bytes (reference/kafka-storage.md §4). */
+const TXN_MARKER_BYTES = 78;
 const TIMER_MAX_MS = 0x7fffffff;
 const RESOLVED: Promise<void> = Promise.resolve();
 const noop = (): void => undefined;
@@ -132,6 +138,8 @@ export class Log {
   readonly partition: number;
   readonly metrics: LogMetrics;
   readonly epochCache: LeaderEpochCache;
+  /** Idempotent/transactional producer state (the log drives it; read it, do not mutate it). */
+  readonly producerState: ProducerStateManager;
   private segments: Segment[];
   private writer: SegmentWriter;
   private writerWrites: number;
@@ -166,6 +174,7 @@ export class Log {
     this.partition = options.partition;
     this.metrics = { appends: 0, appendedBytes: 0, writes: 0, flushes: 0, dirSyncs: 0, rolls: 0, deletedSegments: 0 };
     this.epochCache = loaded.epochCache;
+    this.producerState = loaded.producerState;
     this.segments = loaded.segments;
     this.writerLimits = options.writerLimits ?? DEFAULT_WRITER_LIMITS;
     this.writerWrites = 0;
@@ -230,9 +239,13 @@ export class Log {
     return this.highWatermarkValue;
   }
 
-  /** With no transactions yet, the LSO is the high watermark. */
+  /**
+   * The last stable offset (§17): the first offset of the earliest open (or
+   * completed but not yet replicated) transaction, clamped to the log start
+   * offset, if it is below the high watermark; else the high watermark.
+   */
   get lastStableOffset(): number {
-    return this.highWatermarkValue;
+    return lastStableOffsetOf(this.producerState, this.highWatermarkValue, this.logStartOffsetValue);
   }
 
   get logStartOffset(): number {
@@ -268,6 +281,7 @@ export class Log {
   updateHighWatermark(offset: number): number {
     assert(Number.isSafeInteger(offset), 'Log.updateHighWatermark: offset must be a safe integer');
     this.highWatermarkValue = Math.min(Math.max(offset, this.logStartOffsetValue), this.logEndOffsetValue);
+    this.producerState.onHighWatermarkUpdated(this.highWatermarkValue);
     return this.highWatermarkValue;
   }
 
@@ -305,105 +319,113 @@ export class Log {
     let summary: BatchSummary;
     try {
       this.beforeAppend?.(buffer.length);
-      summary = validateBatch(buffer, {
-        maxMessageBytes: this.config.maxMessageBytes,
-        messageTimestampType: this.config.messageTimestampType,
-        now: nowMs,
-        timestampBeforeMaxMs: this.config.messageTimestampBeforeMaxMs,
-        timestampAfterMaxMs: this.config.messageTimestampAfterMaxMs,
-      });
+      summary = validateLeaderBatch(buffer, this.config, nowMs);
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.mutation(() => this.appendLeaderBatch(summary, options.leaderEpoch, nowMs));
+    return this.mutation(() => {
+      this.checkWritable();
+      // Producer-state checks depend on every earlier append: planned in order.
+      const plan = planLeaderBatch(this.producerState, summary, options.leaderEpoch, this.planContext(nowMs));
+      return this.appendPlanned(plan, options.leaderEpoch, nowMs);
+    });
   }
 
-  private async appendLeaderBatch(summary: BatchSummary, leaderEpoch: number, nowMs: number): Promise<AppendResult> {
-    this.checkWritable();
-    const batch = summary.batch;
-    const size = summary.sizeInBytes;
-    if (size > this.config.segmentBytes) throw recordListTooLarge(this.dir, size, this.config.segmentBytes);
-    const firstOffset = this.logEndOffsetValue;
-    const lastOffset = firstOffset + summary.lastOffsetDelta;
-    assert(Number.isSafeInteger(lastOffset), 'Log.appendAsLeader: offset overflow');
-    batch.setLastOffset(lastOffset);
-    batch.setPartitionLeaderEpoch(leaderEpoch);
-    let maxTimestamp = summary.maxTimestamp;
-    let logAppendTime = -1;
-    if (this.config.messageTimestampType === 'LogAppendTime') {
-      batch.setMaxTimestamp('LogAppendTime', nowMs);
-      maxTimestamp = nowMs;
-      logAppendTime = nowMs;
-    } else if (batch.maxTimestamp !== maxTimestamp) {
-      batch.setMaxTimestamp('CreateTime', maxTimestamp);
-    }
+  /**
+   * Appends a transaction marker (WriteTxnMarkers, coordinator origin): a
+   * COMMIT or ABORT control batch for `producerId` at the log end offset. Only
+   * the producer epoch (SEGLOG_ERR_PRODUCER_FENCED_EPOCH) and the coordinator
+   * epoch (SEGLOG_ERR_PRODUCER_COORDINATOR_FENCED) are checked. A marker that
+   * closes a transaction completes it; an aborted one is recorded in the
+   * active segment's .txnindex. A marker with no open transaction is written
+   * but completes nothing.
+   */
+  appendMarker(marker: TxnMarkerOptions): Promise<AppendResult> {
+    assert(Number.isSafeInteger(marker.producerId) && marker.producerId >= 0, 'Log.appendMarker: producerId must be a safe integer >= 0');
+    const nowMs = this.now();
     try {
-      if (leaderEpoch >= 0 && this.epochCache.isUpdateNeeded(leaderEpoch, firstOffset)) await this.epochCache.assign(leaderEpoch, firstOffset);
-      if (this.active.shouldRoll(size, maxTimestamp, lastOffset, nowMs)) await this.roll(firstOffset, nowMs);
-      // Producer-state validation (ProducerStateManager, a later issue) goes
-      // here: after the roll and before the write, as in Kafka (§11 step 7).
-      // A duplicate returns the original offsets without writing.
-      this.active.appendBatch(size, lastOffset, maxTimestamp, nowMs);
-      this.enqueueWrite(batch.bytes(), lastOffset);
+      this.beforeAppend?.(TXN_MARKER_BYTES);
     } catch (error) {
-      throw this.failWith(error);
+      return Promise.reject(error);
     }
-    return {
-      firstOffset, lastOffset, maxTimestamp, offsetOfMaxTimestamp: lastOffset, logAppendTime,
-      logStartOffset: this.logStartOffsetValue, recordsCount: summary.recordsCount, sizeInBytes: size,
-    };
+    return this.mutation(() => {
+      this.checkWritable();
+      const plan = planMarker(this.producerState, marker, this.planContext(nowMs));
+      return this.appendPlanned(plan, marker.leaderEpoch, nowMs);
+    });
   }
+
+  private planContext(nowMs: number): PlanContext {
+    return { dir: this.dir, config: this.config, logEndOffset: this.logEndOffsetValue, nowMs };
+  }
+
+  /**
+   * Stores a planned leader append: leader-epoch assign, roll, segment
+   * bookkeeping, writer, LEO, and the producer-state commit in the same
+   * synchronous step. A duplicate writes nothing and answers its original
+   * offsets. The roll's snapshot encodes committed state, without this batch.
+   */
+  private async appendPlanned(plan: LeaderPlan, leaderEpoch: number, nowMs: number): Promise<AppendResult> {
+    const batch = plan.batch;
+    if (batch !== null) {
+      const { firstOffset, lastOffset, maxTimestamp, sizeInBytes } = plan;
+      try {
+        if (leaderEpoch >= 0 && this.epochCache.isUpdateNeeded(leaderEpoch, firstOffset)) await this.epochCache.assign(leaderEpoch, firstOffset);
+        if (this.active.shouldRoll(sizeInBytes, maxTimestamp, lastOffset, nowMs)) await this.roll(firstOffset, nowMs);
+        this.active.appendBatch(sizeInBytes, lastOffset, maxTimestamp, nowMs);
+        this.enqueueWrite(batch.bytes(), lastOffset);
+        commitProducerState(this.producerState, plan, lastOffset + 1, this.onAbortedTxn);
+      } catch (error) {
+        throw this.failWith(error);
+      }
+    }
+    return leaderResult(plan, this.logStartOffsetValue);
+  }
+
+  /** Records an aborted transaction in the active segment (the one holding its ABORT marker). */
+  private readonly onAbortedTxn = (txn: AbortedTxn): void => {
+    if (this.active.appendAbortedTxn(txn)) this.dirDirty = true;
+  };
 
   /**
    * Appends leader-assigned batches verbatim (replication): framing and CRC
    * checked, offsets increasing and starting at or above the log end offset
-   * (gaps allowed), leader epochs taken from each batch. Bytes after the last
-   * complete batch are ignored.
+   * (gaps allowed), leader epochs taken from each batch, producer state
+   * replayed without sequence checks. Bytes after the last complete batch
+   * are ignored.
    */
   appendAsFollower(buffer: Buffer): Promise<AppendResult> {
-    let batches: RecordBatch[];
     try {
       this.beforeAppend?.(buffer.length);
-      batches = splitFollowerBatches(buffer, this.dir);
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.mutation(() => this.appendFollowerBatches(buffer, batches));
+    return this.mutation(() => {
+      this.checkWritable();
+      const plan = planFollowerAppend(this.producerState, buffer, this.planContext(this.now()));
+      return this.appendFollowerBatches(buffer, plan);
+    });
   }
 
-  private async appendFollowerBatches(buffer: Buffer, batches: readonly RecordBatch[]): Promise<AppendResult> {
-    this.checkWritable();
+  private async appendFollowerBatches(buffer: Buffer, plan: FollowerPlan): Promise<AppendResult> {
+    const batches = plan.batches;
     const first = batches[0] as RecordBatch;
     const last = batches[batches.length - 1] as RecordBatch;
-    const size = last.start + last.sizeInBytes;
-    if (size > this.config.segmentBytes) throw recordListTooLarge(this.dir, size, this.config.segmentBytes);
-    if (first.baseOffset < this.logEndOffsetValue) throw unexpectedAppendOffset(this.dir, first.baseOffset, last.lastOffset, this.logEndOffsetValue);
+    const size = plan.sizeInBytes;
     const nowMs = this.now();
-    let maxTimestamp = -1;
-    let offsetOfMaxTimestamp = first.lastOffset;
-    let records = 0;
-    for (const batch of batches) {
-      records += batch.lastOffset - batch.baseOffset + 1;
-      if (batch.maxTimestamp > maxTimestamp) {
-        maxTimestamp = batch.maxTimestamp;
-        offsetOfMaxTimestamp = batch.lastOffset;
-      }
-    }
     try {
       for (const batch of batches) {
         const epoch = batch.partitionLeaderEpoch;
         if (epoch >= 0 && this.epochCache.isUpdateNeeded(epoch, batch.baseOffset)) await this.epochCache.assign(epoch, batch.baseOffset);
       }
-      if (this.active.shouldRoll(size, maxTimestamp, last.lastOffset, nowMs)) await this.roll(first.baseOffset, nowMs);
+      if (this.active.shouldRoll(size, plan.maxTimestamp, last.lastOffset, nowMs)) await this.roll(first.baseOffset, nowMs);
       for (const batch of batches) this.active.appendBatch(batch.sizeInBytes, batch.lastOffset, batch.maxTimestamp, nowMs);
       this.enqueueWrite(buffer.subarray(0, size), last.lastOffset);
+      commitProducerState(this.producerState, plan, last.lastOffset + 1, this.onAbortedTxn);
     } catch (error) {
       throw this.failWith(error);
     }
-    return {
-      firstOffset: first.baseOffset, lastOffset: last.lastOffset, maxTimestamp, offsetOfMaxTimestamp, logAppendTime: -1,
-      logStartOffset: this.logStartOffsetValue, recordsCount: records, sizeInBytes: size,
-    };
+    return followerResult(plan, this.logStartOffsetValue);
   }
 
   /** Queues accepted bytes (already booked in the active segment) and advances the log end offset. */
@@ -453,6 +475,9 @@ export class Log {
     assert(base > old.baseOffset, 'Log.roll: new base below the active segment');
     await this.writer.drain();
     await old.onBecomeInactive();
+    // Kafka's roll: a producer snapshot at the new base (committed state only).
+    if (base > this.producerState.mapEndOffset) this.producerState.updateMapEndOffset(base);
+    await this.producerState.takeSnapshot();
     const segment = await Segment.create(this.io, this.dir, base, this.config, { nowMs, rollJitterMs: rollJitter(this.config, this.random) });
     this.segments.push(segment);
     this.writerWrites = 0;
@@ -602,7 +627,8 @@ export class Log {
       throw offsetOutOfRange(this.dir, offset, this.logStartOffsetValue, this.logEndOffsetValue, 'read');
     }
     let bound = Math.min(options.maxOffset ?? NEVER, this.writtenOffsetValue);
-    if (options.isolation === 'read_committed') bound = Math.min(bound, this.highWatermarkValue);
+    const committed = options.isolation === 'read_committed';
+    if (committed) bound = Math.min(bound, this.lastStableOffset);
     if (offset >= bound) return this.emptyPlan(offset);
     const minOne = options.minOneMessage ?? true;
     let segment: Segment | undefined = this.segments[this.floorSegmentIndex(offset)];
@@ -617,7 +643,8 @@ export class Log {
           return new FetchPlan({
             parts: [{ kind: 'file', file, position: range.position, length: range.length }],
             firstOffset: range.firstOffset, nextOffset: range.nextOffset, highWatermark: this.highWatermarkValue,
-            lastStableOffset: this.lastStableOffset, logStartOffset: this.logStartOffsetValue, abortedTransactions: [],
+            lastStableOffset: this.lastStableOffset, logStartOffset: this.logStartOffsetValue,
+            abortedTransactions: committed ? this.collectAbortedTxns(offset, range.nextOffset) : [],
           });
         }
       } finally {
@@ -627,6 +654,24 @@ export class Log {
       segment = this.segments.find((next) => next.baseOffset > base);
     }
     return this.emptyPlan(offset);
+  }
+
+  /**
+   * Kafka's collectAbortedTransactions: the aborted transactions with
+   * lastOffset ≥ fetchOffset and firstOffset < upperBound, from the .txnindex
+   * of the segment holding fetchOffset onward, until an index reports the
+   * search complete (an entry whose LSO reaches upperBound).
+   */
+  private collectAbortedTxns(fetchOffset: number, upperBound: number): AbortedTxn[] {
+    const found: AbortedTxn[] = [];
+    for (let i = this.floorSegmentIndex(fetchOffset); i < this.segments.length; i++) {
+      const index = (this.segments[i] as Segment).txnIndex;
+      if (index === null || index.isEmpty()) continue;
+      const result = index.collectAbortedTxns(fetchOffset, upperBound);
+      for (const txn of result.txns) found.push(txn);
+      if (result.isComplete) break;
+    }
+    return found;
   }
 
   private emptyPlan(offset: number): FetchPlan {
@@ -702,11 +747,22 @@ export class Log {
       this.writer = this.newWriter(active);
       if (doomed.length > 0) await this.syncDir();
       this.setPositionsAfterTruncation(offset, Math.min(offset, active.nextOffset));
+      await this.reloadProducerState(offset);
     } catch (error) {
       throw this.failWith(error);
     } finally {
       this.resumeFlusher();
     }
+  }
+
+  /**
+   * Producer state after a truncation to `offset`: snapshots above it go,
+   * the newest one left is loaded and the log replayed from it to `offset`
+   * (.txnindex entries were cut with their segments; none are re-added).
+   */
+  private async reloadProducerState(offset: number): Promise<void> {
+    await this.producerState.truncateAndReload(this.logStartOffsetValue, offset, this.now());
+    await replayProducerState(this.producerState, this.segments, { upTo: offset, rebuilt: null, snapshotBases: [] });
   }
 
   private setPositionsAfterTruncation(offset: number, dataEnd: number): void {
@@ -744,6 +800,7 @@ export class Log {
       this.writer = this.newWriter(segment);
       await this.syncDir();
       await this.epochCache.clear();
+      await this.producerState.truncateFullyAndStartAt(offset);
     } catch (error) {
       throw this.failWith(error);
     } finally {
@@ -767,6 +824,8 @@ export class Log {
     return this.mutation(async () => {
       this.checkWritable();
       const now = nowMs ?? this.now();
+      // Kafka runs this on its own schedule (producer.id.expiration.check.interval.ms); retention is periodic too.
+      this.producerState.removeExpiredProducers(now);
       let deleted = await this.deleteWhile((segment, next) => next !== undefined && next.baseOffset <= this.logStartOffsetValue);
       if (this.config.retentionBytes >= 0) {
         let excess = this.size - this.config.retentionBytes;
@@ -806,7 +865,10 @@ export class Log {
     await this.pauseFlusher();
     try {
       this.segments = this.segments.slice(deletable.length);
-      for (const segment of deletable) await this.deleteSegment(segment);
+      for (const segment of deletable) {
+        await this.deleteSegment(segment);
+        await this.producerState.deleteSnapshot(segment.baseOffset);
+      }
       await this.syncDir();
     } finally {
       this.resumeFlusher();
@@ -818,6 +880,7 @@ export class Log {
   private advanceLogStart(offset: number): void {
     this.logStartOffsetValue = offset;
     if (this.highWatermarkValue < offset) this.highWatermarkValue = offset;
+    this.producerState.onLogStartOffsetIncremented(offset);
     const earliest = this.epochCache.earliestEntry();
     if (earliest !== undefined && earliest.startOffset < offset) this.epochCache.truncateFromStart(offset);
   }
@@ -891,6 +954,7 @@ export class Log {
       if (this.stateValue === 'open') {
         try {
           await this.flushAll();
+          await this.producerState.takeSnapshot();
           await this.sealActiveForClose();
           await this.epochCache.flush();
         } catch (error) {
@@ -988,23 +1052,4 @@ export class Log {
 function rollJitter(config: LogConfig, random: () => number): number {
   const bound = Math.min(config.segmentJitterMs, config.segmentMs);
   return bound <= 0 ? 0 : Math.floor(random() * bound);
-}
-
-
-/** Frames and CRC-checks the batches of a verbatim append; offsets must increase. */
-function splitFollowerBatches(buffer: Buffer, dir: string): RecordBatch[] {
-  const batches: RecordBatch[] = [];
-  let position = 0;
-  let previousLast = -1;
-  for (;;) {
-    const size = nextBatchSize(buffer, position, { mode: 'memory' });
-    if (size === 0) break;
-    const batch = validateFollowerBatch(buffer, position);
-    if (batch.baseOffset <= previousLast) throw offsetsOutOfOrder(dir, previousLast, batch.baseOffset);
-    previousLast = batch.lastOffset;
-    batches.push(batch);
-    position += size;
-  }
-  if (batches.length === 0) throw emptyAppend(dir, buffer.length);
-  return batches;
 }

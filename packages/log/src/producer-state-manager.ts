@@ -65,7 +65,8 @@ export interface DuplicateCandidate extends SequencedBatch {
 }
 
 export class ProducerStateManager {
-  private readonly io: Io;
+  /** null for an in-memory manager (BlackholeLog): it never touches disk. */
+  private readonly io: Io | null;
   private dir: string;
   readonly producerIdExpirationMs: number;
   private readonly producers: Map<number, ProducerStateEntry>;
@@ -77,7 +78,7 @@ export class ProducerStateManager {
   /** Disk operations run one at a time, in call order. */
   private diskTail: Promise<void>;
 
-  private constructor(options: ProducerStateManagerOptions, snapshots: number[]) {
+  private constructor(options: { readonly io: Io | null; readonly dir: string; readonly producerIdExpirationMs?: number }, snapshots: number[]) {
     const expirationMs = options.producerIdExpirationMs ?? DEFAULT_PRODUCER_ID_EXPIRATION_MS;
     assert(Number.isSafeInteger(expirationMs) && expirationMs >= 0, 'ProducerStateManager: producerIdExpirationMs must be >= 0');
     this.io = options.io;
@@ -101,6 +102,15 @@ export class ProducerStateManager {
     const names = await options.io.readdir(options.dir);
     for (const name of snapshotTempNames(names)) await unlinkIfPresent(options.io, `${options.dir}/${name}`);
     return new ProducerStateManager(options, snapshotOffsets(names));
+  }
+
+  /**
+   * A manager with no directory (BlackholeLog): the same validation and
+   * transaction accounting, but no snapshot files. Its disk methods
+   * (snapshots, truncateAndReload, truncateFullyAndStartAt) must not be called.
+   */
+  static inMemory(producerIdExpirationMs?: number): ProducerStateManager {
+    return new ProducerStateManager({ io: null, dir: '', ...(producerIdExpirationMs === undefined ? {} : { producerIdExpirationMs }) }, []);
   }
 
   // ---------------------------------------------------------------- append
@@ -310,7 +320,7 @@ export class ProducerStateManager {
     this.lastSnapOffset = offset;
     return this.runDisk(async () => {
       try {
-        await writeSnapshotFile(this.io, this.dir, offset, bytes);
+        await writeSnapshotFile(this.disk(), this.dir, offset, bytes);
       } catch (error) {
         if (this.lastSnapOffset === offset) this.lastSnapOffset = previousSnapOffset;
         throw error;
@@ -389,7 +399,7 @@ export class ProducerStateManager {
   }
 
   private async loadFromSnapshot(logStartOffset: number, nowMs: number): Promise<void> {
-    const { found, corruptOffsets } = await latestValidSnapshot(this.io, this.dir, this.snapshots);
+    const { found, corruptOffsets } = await latestValidSnapshot(this.disk(), this.dir, this.snapshots);
     if (corruptOffsets.length > 0) {
       const corrupt = new Set(corruptOffsets);
       await this.deleteSnapshotFiles((offset) => corrupt.has(offset));
@@ -424,14 +434,20 @@ export class ProducerStateManager {
     const doomed = this.snapshots.filter(predicate);
     if (doomed.length === 0) return;
     this.snapshots = this.snapshots.filter((offset) => !predicate(offset));
-    for (const offset of doomed) await unlinkIfPresent(this.io, snapshotPath(this.dir, offset));
-    await this.io.fsyncDir(this.dir);
+    const io = this.disk();
+    for (const offset of doomed) await unlinkIfPresent(io, snapshotPath(this.dir, offset));
+    await io.fsyncDir(this.dir);
   }
 
   private addSnapshotOffset(offset: number): void {
     if (this.snapshots.includes(offset)) return;
     this.snapshots.push(offset);
     this.snapshots.sort((a, b) => a - b);
+  }
+
+  private disk(): Io {
+    assert(this.io !== null, 'ProducerStateManager: an in-memory manager has no snapshot files');
+    return this.io;
   }
 
   private runDisk<T>(operation: () => Promise<T>): Promise<T> {

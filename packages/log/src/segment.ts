@@ -28,17 +28,22 @@ import { nextBatchSize, RecordBatch, validateFollowerBatch } from '@seglog/recor
 import { FileNames } from './file-names.js';
 import type { TransientKind } from './file-names.js';
 import { SegmentFileRef } from './fetch-plan.js';
-import { BatchHeaderReader } from './internal/batch-header-reader.js';
+import { BATCH_HEADER_BYTES, BatchHeaderReader } from './internal/batch-header-reader.js';
 import { corruptIndex } from './internal/index-errors.js';
+import { logCorruption } from './internal/log-errors.js';
 import type { LogConfig } from './log-config.js';
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import type { TimestampOffset } from './time-index.js';
 import { TxnIndex } from './txn-index.js';
+import type { AbortedTxn } from './txn-index.js';
 
 const INT32_MAX = 0x7fffffff;
 const RECOVERY_CHUNK_BYTES = 1024 * 1024;
 const HEADER_SIZE_UP_TO_MAGIC = 17;
+const REPLAY_CHUNK_BYTES = 1024 * 1024;
+/** baseOffset int64 + batchLength int32: enough to know a batch's size. */
+const BATCH_LENGTH_END = 12;
 
 /** Why recover() stopped. */
 export type RecoveryStop = 'end' | 'partial' | 'zero' | 'corrupt';
@@ -147,8 +152,10 @@ export class Segment {
       const indexOptions = { baseOffset, maxIndexBytes: config.segmentIndexBytes };
       const offsetIndex = await OffsetIndex.open(io, Segment.path(dir, baseOffset, 'index'), indexOptions);
       const timeIndex = await TimeIndex.open(io, Segment.path(dir, baseOffset, 'timeindex'), indexOptions);
+      // Opening a missing .txnindex creates no file (it appears at the first abort).
+      const txnIndex = await TxnIndex.open(io, Segment.path(dir, baseOffset, 'txnindex'), { baseOffset });
       const segment = new Segment(io, dir, baseOffset, config, {
-        logFile, offsetIndex, timeIndex, txnIndex: null, size: 0, nowMs: options.nowMs, rollJitterMs: options.rollJitterMs, lastModifiedMs: options.nowMs,
+        logFile, offsetIndex, timeIndex, txnIndex, size: 0, nowMs: options.nowMs, rollJitterMs: options.rollJitterMs, lastModifiedMs: options.nowMs,
       });
       segment.preallocated = config.preallocate;
       return segment;
@@ -173,7 +180,7 @@ export class Segment {
       const offsetIndex = await OffsetIndex.open(io, indexPath, indexOptions);
       const timeIndex = await TimeIndex.open(io, Segment.path(dir, baseOffset, 'timeindex'), indexOptions);
       const txnPath = Segment.path(dir, baseOffset, 'txnindex');
-      const txnIndex = (await io.exists(txnPath)) ? await TxnIndex.open(io, txnPath, { baseOffset }) : null;
+      const txnIndex = await TxnIndex.open(io, txnPath, { baseOffset });
       const segment = new Segment(io, dir, baseOffset, config, {
         logFile, offsetIndex, timeIndex, txnIndex, size: stat.size, nowMs: options.nowMs, rollJitterMs: options.rollJitterMs, lastModifiedMs: stat.mtimeMs,
       });
@@ -251,6 +258,56 @@ export class Segment {
     this.bytesSinceLastIndexEntry += sizeInBytes;
     this.nextOffset = lastOffset + 1;
     this.lastModifiedMs = nowMs;
+  }
+
+  /**
+   * Appends an aborted transaction (its ABORT marker is in this segment) to
+   * the .txnindex. Returns true when this creates the file (the directory
+   * must be fsynced by the next flush).
+   */
+  appendAbortedTxn(txn: AbortedTxn): boolean {
+    const index = this.txnIndex;
+    assert(index !== null, 'Segment.appendAbortedTxn: no transaction index');
+    assert(txn.lastOffset >= this.baseOffset, 'Segment.appendAbortedTxn: the marker is below this segment');
+    const created = index.isEmpty();
+    index.append(txn);
+    return created;
+  }
+
+  /**
+   * Calls `onBatch` with a reused view of every batch with lastOffset ≥
+   * `fromOffset` below the readable position, in order (producer-state
+   * replay over written, trusted bytes; CRCs are not checked). Reads in
+   * chunks of REPLAY_CHUNK_BYTES (larger for a larger batch).
+   */
+  async forEachBatch(fromOffset: number, onBatch: (batch: RecordBatch) => void): Promise<void> {
+    const limit = this.readablePosition;
+    const reader = new BatchHeaderReader(this.logFile.file);
+    if (!(await this.translateOffset(fromOffset, reader, limit))) return;
+    let position = reader.position;
+    let window = Buffer.allocUnsafe(Math.min(REPLAY_CHUNK_BYTES, limit - position));
+    let view: RecordBatch | undefined;
+    while (position < limit) {
+      const read = await this.logFile.file.pread(window, position, Math.min(window.length, limit - position));
+      let at = 0;
+      while (at + BATCH_LENGTH_END <= read) {
+        const size = window.readInt32BE(at + 8) + 12;
+        if (size < BATCH_HEADER_BYTES || position + at + size > limit) {
+          throw logCorruption(this.logFile.path, 'bad batch size during producer-state replay', { baseOffset: this.baseOffset, position: position + at, size });
+        }
+        if (at + size > read) break;
+        view = view === undefined ? new RecordBatch(window, at) : view.reset(window, at);
+        onBatch(view);
+        at += size;
+      }
+      if (at === 0) {
+        if (read < BATCH_LENGTH_END) throw logCorruption(this.logFile.path, 'short read during producer-state replay', { baseOffset: this.baseOffset, position, read });
+        window = Buffer.allocUnsafe(window.readInt32BE(8) + 12);
+        view = undefined;
+        continue;
+      }
+      position += at;
+    }
   }
 
   /** Kafka's shouldRoll (§15), for an append of `sizeInBytes` bytes ending at `lastOffset`. */

@@ -69,3 +69,12 @@ export function logTruncated(dir: string, offset: number): SeglogError {
     context: { dir, offset },
   });
 }
+
+/** BlackholeLog keeps no record bytes, so nothing can be read back. */
+export function blackholeRead(dir: string, offset: number): SeglogError {
+  return new SeglogError(
+    'SEGLOG_ERR_LOG_BLACKHOLE_READ',
+    `log ${dir} is a blackhole: record bytes are discarded on append (benchmark mode), so offset ${offset} cannot be read`,
+    { kafka: 'KAFKA_STORAGE_ERROR', context: { dir, offset } },
+  );
+}

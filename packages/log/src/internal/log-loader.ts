@@ -21,12 +21,22 @@
 //   indexes get their full capacity back; the leader-epoch cache is cut at
 //   both ends; recovery point = LEO after a clean stop, else
 //   min(recoveryPoint, LEO).
+// - Producer state (§21 step 7): stray snapshots are removed; snapshots
+//   above the first recovered segment's base go too (its .txnindex was reset
+//   and must be rebuilt from state that is exact at its base); the newest
+//   valid snapshot is loaded and the log replayed from it to the LEO with
+//   replication origin, re-adding the aborted transactions of recovered
+//   segments to their .txnindex; snapshots are taken at the last two segment
+//   bases crossed and at the LEO. Deviation: Kafka skips the replay after a
+//   clean stop with no snapshot (its upgrade path); we always replay, so a
+//   directory written before producer state existed loads exactly.
 
 import type { Io } from '@seglog/io';
 import type { RecordBatch } from '@seglog/records';
 import { FileNames } from '../file-names.js';
 import { LeaderEpochCache } from '../leader-epoch-cache.js';
 import type { LogConfig } from '../log-config.js';
+import { ProducerStateManager } from '../producer-state-manager.js';
 import { Segment } from '../segment.js';
 import type { SegmentRecovery } from '../segment.js';
 import { logCorruption } from './log-errors.js';
@@ -45,6 +55,7 @@ export interface LoadOptions {
 export interface LoadedLog {
   readonly segments: Segment[];
   readonly epochCache: LeaderEpochCache;
+  readonly producerState: ProducerStateManager;
   readonly recoveryPoint: number;
   readonly logStartOffset: number;
   readonly logEndOffset: number;
@@ -138,6 +149,8 @@ function checkRecovery(segment: Segment, result: SegmentRecovery, options: LoadO
 
 interface RecoveryOutcome {
   readonly segments: Segment[];
+  /** Segments scanned by recovery (their .txnindex was reset). */
+  readonly rebuilt: Set<Segment>;
   readonly recovered: number;
   readonly truncatedBytes: number;
 }
@@ -149,6 +162,7 @@ async function recoverSegments(io: Io, segments: Segment[], cache: LeaderEpochCa
   const onBatch = epochAssigner(cache, pending);
   let recovered = 0;
   let truncatedBytes = 0;
+  const rebuilt = new Set<Segment>();
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i] as Segment;
     if (i < start && !needsRebuild(segment)) {
@@ -157,6 +171,7 @@ async function recoverSegments(io: Io, segments: Segment[], cache: LeaderEpochCa
     }
     const result = await segment.recover(onBatch, (scanned) => checkRecovery(segment, scanned, options));
     recovered++;
+    rebuilt.add(segment);
     if (i < segments.length - 1) {
       await segment.offsetIndex.trim();
       await segment.timeIndex.trim();
@@ -172,7 +187,7 @@ async function recoverSegments(io: Io, segments: Segment[], cache: LeaderEpochCa
     if (later.length > 0) await io.fsyncDir(segments[0]?.dir ?? '');
   }
   await Promise.all(pending);
-  return { segments, recovered, truncatedBytes };
+  return { segments, rebuilt, recovered, truncatedBytes };
 }
 
 function checkEnd(segments: readonly Segment[], logEndOffset: number, options: LoadOptions): void {
@@ -234,5 +249,67 @@ export async function loadLog(io: Io, dir: string, config: LogConfig, options: L
   cache.truncateFromEnd(logEndOffset);
   cache.truncateFromStart(logStartOffset);
   const recoveryPoint = options.hadCleanShutdown ? logEndOffset : Math.min(options.recoveryPoint, logEndOffset);
-  return { segments, epochCache: cache, recoveryPoint, logStartOffset, logEndOffset, recoveredSegments: outcome.recovered, truncatedBytes: outcome.truncatedBytes };
+  let producerState: ProducerStateManager;
+  try {
+    producerState = await loadProducerState(io, dir, config, segments, outcome.rebuilt, { logStartOffset, logEndOffset, nowMs: options.nowMs });
+  } catch (error) {
+    await closeAll(segments);
+    throw error;
+  }
+  return { segments, epochCache: cache, producerState, recoveryPoint, logStartOffset, logEndOffset, recoveredSegments: outcome.recovered, truncatedBytes: outcome.truncatedBytes };
+}
+
+/** §21 step 7: the producer state at the LEO, from the newest usable snapshot and a replay of the log after it. */
+async function loadProducerState(
+  io: Io,
+  dir: string,
+  config: LogConfig,
+  segments: readonly Segment[],
+  rebuilt: ReadonlySet<Segment>,
+  positions: { readonly logStartOffset: number; readonly logEndOffset: number; readonly nowMs: number },
+): Promise<ProducerStateManager> {
+  const psm = await ProducerStateManager.open({ io, dir, producerIdExpirationMs: config.producerIdExpirationMs });
+  await psm.removeStraySnapshots(segments.map((segment) => segment.baseOffset));
+  const firstRebuilt = segments.find((segment) => rebuilt.has(segment));
+  if (firstRebuilt !== undefined) await psm.deleteSnapshotsAbove(firstRebuilt.baseOffset);
+  await psm.truncateAndReload(positions.logStartOffset, positions.logEndOffset, positions.nowMs);
+  const snapshotBases = segments.slice(-2).map((segment) => segment.baseOffset);
+  await replayProducerState(psm, segments, { upTo: positions.logEndOffset, rebuilt, snapshotBases });
+  await psm.takeSnapshot();
+  return psm;
+}
+
+export interface ReplayOptions {
+  /** Replay batches below this offset only. */
+  readonly upTo: number;
+  /** Segments whose .txnindex was reset: their aborted transactions are re-added. */
+  readonly rebuilt: ReadonlySet<Segment> | null;
+  /** Segment bases at which to take a snapshot when the replay crosses them. */
+  readonly snapshotBases: readonly number[];
+}
+
+/**
+ * Replays the batches from the manager's map end offset up to `upTo`
+ * (replication origin) into `psm`, segment by segment (Kafka's
+ * loadProducersFromRecords, plus the .txnindex rebuild of recovered segments).
+ */
+export async function replayProducerState(psm: ProducerStateManager, segments: readonly Segment[], options: ReplayOptions): Promise<void> {
+  for (const segment of segments) {
+    if (segment.baseOffset >= options.upTo) break;
+    if (segment.nextOffset <= psm.mapEndOffset) continue;
+    if (options.snapshotBases.includes(segment.baseOffset) && segment.baseOffset > psm.mapEndOffset) {
+      psm.updateMapEndOffset(segment.baseOffset);
+      await psm.takeSnapshot();
+    }
+    const rebuild = options.rebuilt?.has(segment) ?? false;
+    await segment.forEachBatch(psm.mapEndOffset, (batch) => {
+      if (batch.lastOffset >= options.upTo) return;
+      const replayed = psm.replayBatch(batch);
+      if (replayed === null || !replayed.txn.isAborted || !rebuild) return;
+      const txn = replayed.txn;
+      segment.appendAbortedTxn({ producerId: txn.producerId, firstOffset: txn.firstOffset, lastOffset: txn.lastOffset, lastStableOffset: replayed.lastStableOffset });
+    });
+  }
+  // The log may end past its last batch (an empty rolled segment, a truncation inside a batch).
+  if (psm.mapEndOffset < options.upTo) psm.updateMapEndOffset(options.upTo);
 }
