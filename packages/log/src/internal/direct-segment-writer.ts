@@ -1,0 +1,596 @@
+// DirectSegmentWriter: the SegmentWriter for a segment's .log file opened
+// with O_DIRECT (ARCHITECTURE.md "The write path", Redpanda's appender in
+// reference/redpanda-franz-krabka.md §1.2).
+//
+// On-disk format: the same bytes BufferedSegmentWriter writes (concatenated
+// v2 record batches at their logical positions), written in whole pages of
+// `alignment` bytes (io.directAlignment). A write that ends inside a page
+// pads the rest of that page with zeros; the next write starts at that page
+// and rewrites it with more bytes. So while the writer is open the file may be
+// longer than its logical end by less than one page, and every byte past the
+// logical end is zero (or a reservation's zeros). trim()/close() ftruncate the
+// file to the logical end.
+//
+// Invariants (beyond those of every SegmentWriter):
+// - Staging memory comes from an AlignedArena: a few chunks per writer
+//   (`maxChunks`), at least one held for the writer's life so it always makes
+//   progress. Within a chunk a "region" maps chunk memory linearly onto a
+//   page-aligned file range.
+// - Memory an in-flight write covers is never modified: when new bytes belong
+//   to a page an in-flight write is reading, the page's valid prefix is copied
+//   to memory no write covers (after the frozen end of the same chunk, the
+//   start of an idle chunk, or a fresh chunk) and staging continues there
+//   (Redpanda #28249, #31306).
+// - A write that rewrites a page is not issued while the write that last
+//   covered the page is in flight, so overlapping writes never race (the
+//   kernel may complete concurrent writes in any order).
+// - Up to `maxInFlight` writes run at once; they may complete out of order.
+//   writtenPosition advances only over the contiguous prefix of completed
+//   writes, and only to batch boundaries (logical positions, never padded
+//   ones), with the last offset of the last batch below it.
+// - Staged bytes not yet written are merged into the next write: a write
+//   covers everything staged in its region when it is issued (up to
+//   maxWriteBytes), so queued small batches become one write.
+// - Backpressure, never failure: when no staging memory is free, enqueue()
+//   keeps the rest of the batch by reference (the Log owns a queued buffer
+//   until it is written anyway) and returns false; hasRoom(bytes) answers
+//   synchronously whether an enqueue would be staged at once; whenRoom()
+//   resolves when the backlog has been staged.
+//
+// Readers: read the file through a separately opened buffered (or O_DIRECT,
+// aligned) handle, and only below writtenPosition. On Linux a completed
+// O_DIRECT write invalidates the page cache over its range, so a buffered
+// read after completion sees the new bytes. A rewrite of the tail page in
+// flight does not change the bytes below writtenPosition (the prefix it
+// rewrites is identical), so a concurrent buffered read of them sees the same
+// bytes whichever version of the page it meets.
+
+import { assert, SeglogError } from '@seglog/common';
+import type { AlignedArena, IoFile } from '@seglog/io';
+import type { SegmentWriter, SegmentWriterListener } from './segment-writer.js';
+
+export interface DirectWriterOptions {
+  /** Staging memory; its chunkBytes must be a multiple of `alignment`. */
+  readonly arena: AlignedArena;
+  /** O_DIRECT alignment of positions and lengths: io.directAlignment. */
+  readonly alignment: number;
+  /** Writes in flight at once (1..16). Default 4. */
+  readonly maxInFlight?: number;
+  /** Arena chunks this writer may hold at once (1..64). Default 4. */
+  readonly maxChunks?: number;
+  /** Bytes one write may carry, a multiple of `alignment`. Default the chunk size. */
+  readonly maxWriteBytes?: number;
+  /** While other writes are in flight, a write is issued only with this many whole pages staged. Default 256 KiB (at most a chunk). */
+  readonly minWriteBytes?: number;
+  /** Batches the backlog may hold; more is a Log bug (it must wait for whenRoom()). Default 1024. */
+  readonly maxBacklogBatches?: number;
+}
+
+/** No arena chunk was free for a new direct writer: the Log falls back to buffered writes for this segment. Retriable. */
+export function stagingExhausted(path: string, chunkCount: number): SeglogError {
+  return new SeglogError('SEGLOG_ERR_LOG_STAGING_EXHAUSTED', `no staging chunk free for a direct writer of ${path} (arena of ${chunkCount} chunks)`, {
+    context: { path, chunkCount },
+  });
+}
+
+class StagingChunk {
+  readonly buffer: Buffer;
+  /** Regions and in-flight writes using the chunk; released to the arena at 0. */
+  refs: number;
+  /** In-flight writes reading the chunk. */
+  writes: number;
+  /** Memory offset below which some in-flight write may read (0 when none). */
+  frozenEnd: number;
+
+  constructor(buffer: Buffer) {
+    this.buffer = buffer;
+    this.refs = 0;
+    this.writes = 0;
+    this.frozenEnd = 0;
+  }
+}
+
+/** Chunk memory [memBase, ...) holds file bytes [fileBase, stagedEnd). */
+class StagingRegion {
+  readonly chunk: StagingChunk;
+  memBase: number;
+  fileBase: number;
+  stagedEnd: number;
+  /** Bytes below this are in an issued write (or were in the file before). */
+  dispatchedEnd: number;
+
+  constructor(chunk: StagingChunk, memBase: number, fileBase: number, end: number) {
+    this.chunk = chunk;
+    this.memBase = memBase;
+    this.fileBase = fileBase;
+    this.stagedEnd = end;
+    this.dispatchedEnd = end;
+  }
+
+  memPos(position: number): number {
+    return this.memBase + (position - this.fileBase);
+  }
+}
+
+/** One in-flight write; slots are reused, their callbacks bound once. */
+class WriteSlot {
+  chunk: StagingChunk | null;
+  logicalEnd: number;
+  done: boolean;
+  readonly onDone: () => void;
+  readonly onFail: (error: unknown) => void;
+
+  constructor(writer: DirectSegmentWriter) {
+    this.chunk = null;
+    this.logicalEnd = 0;
+    this.done = false;
+    this.onDone = () => writer.settled(this, undefined, false);
+    this.onFail = (error: unknown) => writer.settled(this, error, true);
+  }
+}
+
+interface Waiter {
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+export class DirectSegmentWriter implements SegmentWriter {
+  private readonly file: IoFile;
+  private readonly listener: SegmentWriterListener;
+  private readonly arena: AlignedArena;
+  private readonly alignment: number;
+  private readonly chunkBytes: number;
+  private readonly maxInFlight: number;
+  private readonly maxChunks: number;
+  private readonly maxWriteBytes: number;
+  private readonly minWriteBytes: number;
+  private readonly maxBacklogBatches: number;
+  /** Regions with undispatched bytes, oldest first; the last is the head (staging target). */
+  private readonly regions: StagingRegion[];
+  private readonly slots: WriteSlot[];
+  private slotHead: number;
+  private inFlight: number;
+  /** The newest in-flight write when it ends inside a page (the next write must wait for it). */
+  private partialSlot: WriteSlot | null;
+  private chunksHeld: number;
+  /** Batch ends and last offsets not yet reported written, from batchHead on. */
+  private readonly batchEnds: number[];
+  private readonly batchLastOffsets: number[];
+  private batchHead: number;
+  /** Batches (or their rest) not yet staged, by reference; backlogFrom bytes of the first are staged. */
+  private readonly backlog: (Buffer | undefined)[];
+  private backlogHead: number;
+  private backlogFrom: number;
+  private completedEnd: number;
+  private writtenPositionValue: number;
+  private enqueuedPositionValue: number;
+  private failed: boolean;
+  private failure: unknown;
+  private closed: boolean;
+  private hydrated: boolean;
+  private readonly drainWaiters: Waiter[];
+  private readonly roomWaiters: Waiter[];
+  /** Writes issued, tail-page copies to fresh memory, enqueues that went to the backlog (metrics). */
+  writes: number;
+  pageCopies: number;
+  backlogged: number;
+
+  constructor(file: IoFile, startPosition: number, listener: SegmentWriterListener, options: DirectWriterOptions) {
+    const { arena, alignment } = options;
+    assert(Number.isSafeInteger(startPosition) && startPosition >= 0, 'DirectSegmentWriter: startPosition must be a non-negative integer');
+    assert(alignment > 0 && (alignment & (alignment - 1)) === 0, 'DirectSegmentWriter: alignment must be a power of two');
+    assert(arena.chunkBytes % alignment === 0 && arena.alignment % alignment === 0, 'DirectSegmentWriter: arena chunks must be aligned to alignment');
+    this.file = file;
+    this.listener = listener;
+    this.arena = arena;
+    this.alignment = alignment;
+    this.chunkBytes = arena.chunkBytes;
+    this.maxInFlight = options.maxInFlight ?? 4;
+    this.maxChunks = options.maxChunks ?? 4;
+    this.maxWriteBytes = options.maxWriteBytes ?? arena.chunkBytes;
+    this.minWriteBytes = Math.min(options.minWriteBytes ?? 256 * 1024, arena.chunkBytes);
+    this.maxBacklogBatches = options.maxBacklogBatches ?? 1024;
+    assert(Number.isInteger(this.maxInFlight) && this.maxInFlight >= 1 && this.maxInFlight <= 16, 'DirectSegmentWriter: maxInFlight must be 1..16');
+    assert(Number.isInteger(this.maxChunks) && this.maxChunks >= 1 && this.maxChunks <= 64, 'DirectSegmentWriter: maxChunks must be 1..64');
+    assert(this.maxWriteBytes >= alignment && this.maxWriteBytes % alignment === 0, 'DirectSegmentWriter: maxWriteBytes must be a positive multiple of alignment');
+    assert(this.minWriteBytes >= 0 && this.maxBacklogBatches >= 1, 'DirectSegmentWriter: limits must be positive');
+    const buffer = arena.acquire();
+    if (buffer === null) throw stagingExhausted(file.path, arena.chunkCount);
+    const chunk = new StagingChunk(buffer);
+    chunk.refs = 1;
+    this.regions = [new StagingRegion(chunk, 0, this.alignDown(startPosition), startPosition)];
+    this.slots = [];
+    for (let i = 0; i < this.maxInFlight; i++) this.slots.push(new WriteSlot(this));
+    this.slotHead = 0;
+    this.inFlight = 0;
+    this.partialSlot = null;
+    this.chunksHeld = 1;
+    this.batchEnds = [];
+    this.batchLastOffsets = [];
+    this.batchHead = 0;
+    this.backlog = [];
+    this.backlogHead = 0;
+    this.backlogFrom = 0;
+    this.completedEnd = startPosition;
+    this.writtenPositionValue = startPosition;
+    this.enqueuedPositionValue = startPosition;
+    this.failed = false;
+    this.failure = undefined;
+    this.closed = false;
+    this.hydrated = startPosition % alignment === 0;
+    this.drainWaiters = [];
+    this.roomWaiters = [];
+    this.writes = 0;
+    this.pageCopies = 0;
+    this.backlogged = 0;
+  }
+
+  /**
+   * A writer ready to append at `startPosition`: when that is inside a page,
+   * the page's bytes below it are read back first (the next write rewrites
+   * the whole page). Run on the pool (it reads the file).
+   */
+  static async open(file: IoFile, startPosition: number, listener: SegmentWriterListener, options: DirectWriterOptions): Promise<DirectSegmentWriter> {
+    const writer = new DirectSegmentWriter(file, startPosition, listener, options);
+    try {
+      await writer.hydrate();
+    } catch (error) {
+      writer.releaseAll();
+      throw error;
+    }
+    return writer;
+  }
+
+  /** Reads the partial tail page into staging (needed once when startPosition is not page-aligned). */
+  async hydrate(): Promise<void> {
+    if (this.hydrated) return;
+    const head = this.head();
+    const pageStart = head.fileBase;
+    const want = head.stagedEnd - pageStart;
+    const count = await this.file.pread(head.chunk.buffer.subarray(0, this.alignment), pageStart, this.alignment);
+    if (count < want) {
+      throw new SeglogError('SEGLOG_ERR_LOG_CORRUPTION', `segment ${this.file.path} is shorter than its logical size ${head.stagedEnd}`, {
+        kafka: 'KAFKA_STORAGE_ERROR',
+        context: { path: this.file.path, position: pageStart, read: count, expected: want },
+      });
+    }
+    this.hydrated = true;
+  }
+
+  get writtenPosition(): number {
+    return this.writtenPositionValue;
+  }
+
+  get enqueuedPosition(): number {
+    return this.enqueuedPositionValue;
+  }
+
+  /** Writes in flight now. */
+  get writesInFlight(): number {
+    return this.inFlight;
+  }
+
+  /** Arena chunks held now. */
+  get chunksInUse(): number {
+    return this.chunksHeld;
+  }
+
+  /** Bytes accepted but not yet staged (held by reference). */
+  get backlogBatches(): number {
+    return this.backlog.length - this.backlogHead;
+  }
+
+  /**
+   * Whether `bytes` more would be staged at once (no backlog, staging memory
+   * free now). The Log's caller path needs this; otherwise it goes to the
+   * pool and awaits whenRoom(). Conservative: true means it fits.
+   */
+  hasRoom(bytes: number): boolean {
+    if (this.failed || this.closed || this.backlog.length > this.backlogHead) return false;
+    const head = this.head();
+    const chunk = head.chunk;
+    const mem = head.memPos(head.stagedEnd);
+    let room: number;
+    if (chunk.writes > 0 && mem < chunk.frozenEnd) room = Math.max(0, this.chunkBytes - chunk.frozenEnd - (head.stagedEnd - this.alignDown(head.stagedEnd)));
+    else room = this.chunkBytes - mem;
+    if (room >= bytes) return true;
+    const spare = Math.min(this.maxChunks - this.chunksHeld, this.arena.available);
+    return room + spare * (this.chunkBytes - this.alignment) >= bytes;
+  }
+
+  /**
+   * Accepts a batch at the end. Returns true when it was copied into staging
+   * (the caller may reuse the buffer at once), false when some of it waits in
+   * the backlog by reference (the caller must not modify it until written,
+   * and should await whenRoom() before the next enqueue).
+   */
+  enqueue(buffer: Buffer, position: number, lastOffset: number): boolean {
+    assert(position === this.enqueuedPositionValue, 'SegmentWriter.enqueue: positions must be contiguous');
+    assert(buffer.length > 0, 'SegmentWriter.enqueue: empty buffer');
+    assert(!this.failed, 'SegmentWriter.enqueue: writer failed');
+    assert(!this.closed, 'SegmentWriter.enqueue: writer closed');
+    assert(this.hydrated, 'DirectSegmentWriter.enqueue: hydrate() first (startPosition inside a page)');
+    this.batchEnds.push(position + buffer.length);
+    this.batchLastOffsets.push(lastOffset);
+    this.enqueuedPositionValue += buffer.length;
+    let staged = false;
+    if (this.backlog.length === this.backlogHead) {
+      const from = this.stage(buffer, 0);
+      staged = from === buffer.length;
+      if (!staged) {
+        this.backlog.push(buffer);
+        this.backlogFrom = from;
+      }
+    } else {
+      assert(this.backlog.length - this.backlogHead < this.maxBacklogBatches, 'DirectSegmentWriter.enqueue: backlog full (await whenRoom())');
+      this.backlog.push(buffer);
+    }
+    if (!staged) this.backlogged++;
+    this.pump();
+    assert(staged || this.inFlight > 0, 'DirectSegmentWriter: a backlog needs a write in flight to make progress');
+    return staged;
+  }
+
+  /** Resolves when the backlog is staged (hasRoom may still be false for a large batch). */
+  whenRoom(): Promise<void> {
+    if (this.failed) return Promise.reject(this.failure);
+    if (this.backlog.length === this.backlogHead) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => this.roomWaiters.push({ resolve, reject }));
+  }
+
+  drain(): Promise<void> {
+    if (this.failed) return Promise.reject(this.failure);
+    if (this.writtenPositionValue === this.enqueuedPositionValue) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => this.drainWaiters.push({ resolve, reject }));
+  }
+
+  sync(): Promise<void> {
+    return this.file.fdatasync();
+  }
+
+  /** Drains and sets the file size to the logical end (drops the zero padding). The writer stays usable. */
+  async trim(): Promise<void> {
+    await this.drain();
+    await this.file.truncate(this.enqueuedPositionValue);
+  }
+
+  /**
+   * Drains, trims the file to its logical end and returns the staging memory.
+   * After a write failure it only returns the memory (chunks still read by an
+   * in-flight write go back when it settles). Does not close the file.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    try {
+      if (!this.failed) await this.trim();
+    } finally {
+      this.closed = true;
+      this.releaseAll();
+    }
+  }
+
+  // ---- staging ------------------------------------------------------------
+
+  private head(): StagingRegion {
+    return this.regions[this.regions.length - 1] as StagingRegion;
+  }
+
+  private alignDown(position: number): number {
+    return position - (position % this.alignment);
+  }
+
+  private alignUp(position: number): number {
+    const rest = position % this.alignment;
+    return rest === 0 ? position : position + this.alignment - rest;
+  }
+
+  /** Copies buffer[from..] into staging as far as memory allows; returns how far it got. */
+  private stage(buffer: Buffer, from: number): number {
+    let at = from;
+    while (at < buffer.length && this.makeRoom()) {
+      const head = this.head();
+      const mem = head.memPos(head.stagedEnd);
+      const n = Math.min(this.chunkBytes - mem, buffer.length - at);
+      buffer.copy(head.chunk.buffer, mem, at, at + n);
+      head.stagedEnd += n;
+      at += n;
+    }
+    return at;
+  }
+
+  /**
+   * Makes the head region able to take at least one byte at its staged end
+   * without touching memory an in-flight write reads; false when no memory is
+   * free (backpressure).
+   */
+  private makeRoom(): boolean {
+    const head = this.head();
+    const chunk = head.chunk;
+    const mem = head.memPos(head.stagedEnd);
+    const frozen = chunk.writes > 0 && mem < chunk.frozenEnd;
+    if (mem < this.chunkBytes && !frozen) return true;
+    const pageStart = this.alignDown(head.stagedEnd);
+    const prefix = head.stagedEnd - pageStart;
+    // A full chunk ends on a page boundary; a frozen page was fully dispatched.
+    assert(!frozen || head.dispatchedEnd === head.stagedEnd, 'DirectSegmentWriter: a frozen page holds undispatched bytes');
+    if (frozen && chunk.frozenEnd + this.alignment <= this.chunkBytes) {
+      this.moveHead(chunk, chunk.frozenEnd, pageStart, prefix);
+      return true;
+    }
+    if (chunk.refs === 1 && this.regions.length === 1 && head.dispatchedEnd === head.stagedEnd) {
+      // Idle chunk, everything in it written: rewind to its start.
+      if (prefix > 0) chunk.buffer.copyWithin(0, head.memPos(pageStart), mem);
+      if (prefix > 0) this.pageCopies++;
+      head.memBase = 0;
+      head.fileBase = pageStart;
+      return true;
+    }
+    if (this.chunksHeld >= this.maxChunks) return false;
+    const buffer = this.arena.acquire();
+    if (buffer === null) return false;
+    this.chunksHeld++;
+    this.moveHead(new StagingChunk(buffer), 0, pageStart, prefix);
+    return true;
+  }
+
+  /** Starts a new head region at chunk memory `memBase` for the page at `pageStart`, carrying its first `prefix` bytes. */
+  private moveHead(chunk: StagingChunk, memBase: number, pageStart: number, prefix: number): void {
+    const old = this.head();
+    const region = new StagingRegion(chunk, memBase, pageStart, old.stagedEnd);
+    if (prefix > 0) {
+      old.chunk.buffer.copy(chunk.buffer, memBase, old.memPos(pageStart), old.memPos(old.stagedEnd));
+      this.pageCopies++;
+    }
+    chunk.refs++;
+    this.regions.push(region);
+    if (old.dispatchedEnd === old.stagedEnd) this.dropRegion(this.regions.length - 2);
+  }
+
+  private dropRegion(index: number): void {
+    const region = this.regions[index] as StagingRegion;
+    this.regions.splice(index, 1);
+    this.unref(region.chunk);
+  }
+
+  private unref(chunk: StagingChunk): void {
+    chunk.refs--;
+    assert(chunk.refs >= 0, 'DirectSegmentWriter: chunk released twice');
+    if (chunk.refs > 0) return;
+    this.arena.release(chunk.buffer);
+    this.chunksHeld--;
+  }
+
+  /** Stages backlog batches while memory allows. */
+  private stageBacklog(): void {
+    while (this.backlog.length > this.backlogHead) {
+      const buffer = this.backlog[this.backlogHead] as Buffer;
+      const from = this.stage(buffer, this.backlogFrom);
+      if (from < buffer.length) {
+        this.backlogFrom = from;
+        return;
+      }
+      this.backlog[this.backlogHead] = undefined;
+      this.backlogHead++;
+      this.backlogFrom = 0;
+    }
+    this.backlog.length = 0;
+    this.backlogHead = 0;
+    const waiters = this.roomWaiters.splice(0);
+    for (const waiter of waiters) waiter.resolve();
+  }
+
+  // ---- writes -------------------------------------------------------------
+
+  /**
+   * Issues writes while slots are free: everything staged when nothing is in
+   * flight (the partial tail page padded), otherwise only whole pages and only
+   * at least minWriteBytes of them, so small batches merge into one write.
+   */
+  private pump(): void {
+    while (!this.failed && this.inFlight < this.maxInFlight) {
+      const region = this.regions[0] as StagingRegion;
+      const start = region.dispatchedEnd;
+      if (start === region.stagedEnd) return;
+      // The page holding `start` is being written by a partial write: wait for it.
+      if (this.partialSlot !== null) return;
+      const fileStart = this.alignDown(start);
+      const sealed = this.regions.length > 1;
+      let end = region.stagedEnd;
+      if (this.inFlight > 0 && !sealed) {
+        end = this.alignDown(end);
+        if (end <= start || end - fileStart < this.minWriteBytes) return;
+      }
+      if (end - fileStart > this.maxWriteBytes) end = fileStart + this.maxWriteBytes;
+      this.dispatch(region, fileStart, end);
+      region.dispatchedEnd = end;
+      if (sealed && end === region.stagedEnd) this.dropRegion(0);
+    }
+  }
+
+  private dispatch(region: StagingRegion, fileStart: number, end: number): void {
+    const chunk = region.chunk;
+    const fileEnd = this.alignUp(end);
+    const memStart = region.memPos(fileStart);
+    const memEnd = region.memPos(fileEnd);
+    assert(memEnd <= this.chunkBytes, 'DirectSegmentWriter: a write runs past its chunk');
+    assert(!(chunk.writes > 0 && memStart < chunk.frozenEnd), 'DirectSegmentWriter: a write would overlap an in-flight write');
+    if (fileEnd !== end) chunk.buffer.fill(0, region.memPos(end), memEnd);
+    const slot = this.slots[(this.slotHead + this.inFlight) % this.maxInFlight] as WriteSlot;
+    assert(slot.chunk === null, 'DirectSegmentWriter: write slot busy');
+    slot.chunk = chunk;
+    slot.logicalEnd = end;
+    slot.done = false;
+    chunk.writes++;
+    chunk.refs++;
+    if (memEnd > chunk.frozenEnd) chunk.frozenEnd = memEnd;
+    this.inFlight++;
+    this.partialSlot = fileEnd === end ? null : slot;
+    this.writes++;
+    this.file.pwrite(chunk.buffer.subarray(memStart, memEnd), fileStart).then(slot.onDone, slot.onFail);
+  }
+
+  /** A write settled (internal: called by the slot's bound callbacks). */
+  settled(slot: WriteSlot, error: unknown, failed: boolean): void {
+    const chunk = slot.chunk as StagingChunk;
+    slot.chunk = null;
+    chunk.writes--;
+    if (chunk.writes === 0) chunk.frozenEnd = 0;
+    if (this.partialSlot === slot) this.partialSlot = null;
+    if (failed) {
+      this.unref(chunk);
+      this.fail(error);
+      return;
+    }
+    slot.done = true;
+    this.unref(chunk);
+    if (this.failed) return;
+    this.advance();
+    if (this.closed) return;
+    this.stageBacklog();
+    this.pump();
+  }
+
+  /** Pops the completed prefix of writes and reports the batches it covers. */
+  private advance(): void {
+    while (this.inFlight > 0) {
+      const oldest = this.slots[this.slotHead] as WriteSlot;
+      if (!oldest.done || oldest.chunk !== null) break;
+      oldest.done = false;
+      this.completedEnd = oldest.logicalEnd;
+      this.slotHead = (this.slotHead + 1) % this.maxInFlight;
+      this.inFlight--;
+    }
+    let index = this.batchHead;
+    while (index < this.batchEnds.length && (this.batchEnds[index] as number) <= this.completedEnd) index++;
+    if (index === this.batchHead) return;
+    this.writtenPositionValue = this.batchEnds[index - 1] as number;
+    const lastOffset = this.batchLastOffsets[index - 1] as number;
+    this.batchHead = index;
+    if (this.batchHead > 1024 && this.batchHead * 2 > this.batchEnds.length) {
+      this.batchEnds.splice(0, this.batchHead);
+      this.batchLastOffsets.splice(0, this.batchHead);
+      this.batchHead = 0;
+    }
+    this.listener.onWritten(this.writtenPositionValue, lastOffset);
+    if (this.writtenPositionValue === this.enqueuedPositionValue) {
+      const waiters = this.drainWaiters.splice(0);
+      for (const waiter of waiters) waiter.resolve();
+    }
+  }
+
+  private fail(error: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.failure = error;
+    this.listener.onWriteError(error);
+    const waiters = this.drainWaiters.splice(0).concat(this.roomWaiters.splice(0));
+    for (const waiter of waiters) waiter.reject(error);
+  }
+
+  /** Returns every chunk no write reads; the rest go back as their writes settle. */
+  private releaseAll(): void {
+    while (this.regions.length > 0) this.dropRegion(this.regions.length - 1);
+    this.backlog.length = 0;
+    this.backlogHead = 0;
+  }
+}
