@@ -1,14 +1,17 @@
 // Test helpers: a loopback TCP pair whose client side collects what it
 // reads, temp segment files opened through NodeIo, and FetchPlans built from
-// @seglog/log's own classes (imported from source: the package does not
-// export them yet).
+// @seglog/log's own classes.
 
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { NodeIo, type IoFile } from '@seglog/io';
-import { FetchPlan, SegmentFileRef } from '../../log/src/fetch-plan.js';
+import { FetchPlan, SegmentFileRef } from '@seglog/log';
+import type { WritableFetchPlan } from '../src/index.js';
+
+// Compile-time: log's FetchPlan is a plan writeFetch accepts.
+export const planShapeCheck: (plan: FetchPlan) => WritableFetchPlan = (plan) => plan;
 
 export { FetchPlan, SegmentFileRef };
 
