@@ -443,9 +443,10 @@ export class LogManager {
     this.diskGuard.check(bytes);
   }
 
+  /** Refuses creates, deletes and checkpoints when offline, closed or closing (a log created during close would leak). */
   private checkUsable(): void {
     if (this.stateValue === 'offline') throw logOffline(this.dir, this.failure);
-    if (this.stateValue === 'closed') throw logClosed(this.dir);
+    if (this.stateValue === 'closed' || this.closing !== null) throw logClosed(this.dir);
   }
 
   /** Takes the directory offline (once; the first cause is kept). Never throws: Log calls it from its failure path. */

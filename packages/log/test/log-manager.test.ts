@@ -400,7 +400,7 @@ describe('LogManager: deleteLog and directory entries', () => {
     expect(io.openHandles()).toEqual([]);
   });
 
-  it('concurrent getOrCreateLog calls share one log; topic configs apply', async () => {
+  it('concurrent getOrCreateLog calls share one log; topic configs apply; close waits for creations and refuses new ones', async () => {
     const io = await newIo();
     const special = smallConfig({ segmentBytes: SIZE * 2 });
     const manager = await open(io, { topicConfigs: new Map([['s', special]]) });
@@ -408,7 +408,14 @@ describe('LogManager: deleteLog and directory entries', () => {
     expect(x).toBe(y);
     expect(x.config).toBe(special);
     expect((await manager.getOrCreateLog('other', 0)).config).toBe(manager.defaultConfig);
-    await manager.close();
+    // A create racing close: the one started before close is closed by it, one started after is refused.
+    const before = manager.getOrCreateLog('racing', 0);
+    const closing = manager.close();
+    expect((await rejected(manager.getOrCreateLog('late', 0))).code).toBe('SEGLOG_ERR_LOG_CLOSED');
+    await closing;
+    expect((await before).state).toBe('closed');
+    expect(await io.exists(`${DATA}/late-0`)).toBe(false);
+    expect(await text(io, RECOVERY)).toBe('0\n3\nother 0 0\nracing 0 0\ns 0 0\n');
     expect(io.openHandles()).toEqual([]);
   });
 });
