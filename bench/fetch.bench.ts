@@ -21,8 +21,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { fileURLToPath } from 'node:url';
 import { NodeIo, type IoFile } from '@seglog/io';
 import { capabilities } from '@seglog/native';
-// bench/package.json does not list @seglog/fetch (a shared file); import its source directly.
-import { SendfileLimiter, writeFetch, type FetchWriteOptions, type WritableFetchPart, type WritableFetchPlan, type WriteFetchResult } from '../packages/fetch/src/index.js';
+import { SendfileLimiter, writeFetch, type FetchWriteOptions, type WritableFetchPart, type WritableFetchPlan, type WriteFetchResult } from '@seglog/fetch';
 import { environmentLine, median, printTable, runCases, type BenchOptions, type Case } from './lib/harness.js';
 
 const KiB = 1024;
