@@ -1,0 +1,211 @@
+// TailCache against a trivial model (a byte array of the segment), plus the
+// rules: pinning, eviction order, truncation, roll, slices that stay valid,
+// and the global budget's LRU between logs.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { TailCache, TailCacheBudget } from '../src/tail-cache.js';
+
+const CHUNK = 64;
+
+function bytes(seed: number, length: number): Buffer {
+  const b = Buffer.alloc(length);
+  for (let i = 0; i < length; i++) b[i] = (seed * 31 + i * 7 + 1) & 0xff;
+  return b;
+}
+
+function readAll(cache: TailCache, position: number, length: number): Buffer | null {
+  const out: Buffer[] = [];
+  return cache.read(position, length, out) ? Buffer.concat(out) : null;
+}
+
+type Op =
+  | { kind: 'append'; length: number }
+  | { kind: 'written'; back: number }
+  | { kind: 'read'; from: number; length: number }
+  | { kind: 'evict'; bytes: number }
+  | { kind: 'truncate'; back: number }
+  | { kind: 'roll' };
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('append' as const), length: fc.integer({ min: 1, max: 200 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('written' as const), back: fc.nat({ max: 300 }) }) },
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('read' as const), from: fc.nat({ max: 600 }), length: fc.nat({ max: 300 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('evict' as const), bytes: fc.nat({ max: 300 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('truncate' as const), back: fc.nat({ max: 300 }) }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'roll' as const }) },
+);
+
+describe('TailCache', () => {
+  it('matches a byte-array model; pinned bytes are never evicted; held slices never change', () => {
+    fc.assert(fc.property(fc.array(op, { minLength: 1, maxLength: 120 }), fc.integer({ min: 1, max: 8 }), (ops, maxChunks) => {
+      const cache = new TailCache({ chunkBytes: CHUNK, maxBytes: maxChunks * CHUNK });
+      let model: number[] = []; // the active segment's bytes, from position 0
+      let written = 0;
+      let seed = 1;
+      const held: Array<{ slices: Buffer[]; copy: Buffer }> = [];
+      for (const o of ops) {
+        if (o.kind === 'append') {
+          const b = bytes(seed++, o.length);
+          cache.append(model.length, b);
+          model = model.concat([...b]);
+        } else if (o.kind === 'written') {
+          written = Math.max(written, Math.max(0, model.length - o.back));
+          cache.markWritten(written);
+        } else if (o.kind === 'read') {
+          const out: Buffer[] = [];
+          const hit = cache.read(o.from, o.length, out);
+          const inWindow = o.from >= cache.start && o.from + o.length <= cache.end && cache.bytes > 0;
+          expect(hit).toBe(inWindow);
+          if (hit) {
+            const got = Buffer.concat(out);
+            expect([...got]).toEqual(model.slice(o.from, o.from + o.length));
+            held.push({ slices: out, copy: got });
+          }
+        } else if (o.kind === 'evict') {
+          cache.evict(o.bytes);
+        } else if (o.kind === 'truncate') {
+          const to = Math.max(0, model.length - o.back);
+          cache.truncate(to);
+          model = model.slice(0, to);
+          written = Math.min(written, to);
+        } else {
+          cache.roll(0);
+          model = [];
+          written = 0;
+        }
+        // Window invariants: contiguous, ends at the model's end, unwritten bytes all cached.
+        if (cache.bytes > 0) expect(cache.end).toBe(model.length);
+        if (model.length > written) {
+          expect(cache.start).toBeLessThanOrEqual(written);
+          expect(cache.end).toBe(model.length);
+          expect(cache.covers(written)).toBe(true);
+        }
+        expect(cache.memoryBytes).toBeLessThanOrEqual(Math.max(maxChunks * CHUNK, (Math.ceil((model.length - written) / CHUNK) + 1) * CHUNK));
+        for (const h of held) expect(Buffer.concat(h.slices).equals(h.copy)).toBe(true);
+      }
+    }), { numRuns: 300, seed: 5 });
+  });
+
+  it('pins unwritten bytes, evicts the oldest written chunks first, and counts', () => {
+    const cache = new TailCache({ chunkBytes: CHUNK, maxBytes: 2 * CHUNK });
+    cache.append(0, bytes(1, 4 * CHUNK)); // over the limit, but nothing is written: all pinned
+    expect(cache.memoryBytes).toBe(4 * CHUNK);
+    expect(cache.evict(CHUNK)).toBe(0);
+    cache.markWritten(CHUNK + 10); // unpins the first chunk: over the limit, dropped at once
+    expect(cache.start).toBe(CHUNK);
+    expect(cache.memoryBytes).toBe(3 * CHUNK);
+    expect(cache.evict(10 * CHUNK)).toBe(0); // the second chunk still holds unwritten bytes
+    expect(cache.evictions).toBe(1);
+    expect(readAll(cache, 0, 10)).toBeNull();
+    expect(readAll(cache, CHUNK, 2 * CHUNK)?.equals(bytes(1, 4 * CHUNK).subarray(CHUNK, 3 * CHUNK))).toBe(true);
+    expect(cache.hits).toBe(1);
+    expect(cache.misses).toBe(1);
+    cache.markWritten(4 * CHUNK);
+    cache.append(4 * CHUNK, bytes(2, 1)); // per-log limit enforced on append: down to 2 chunks
+    expect(cache.memoryBytes).toBe(2 * CHUNK);
+    expect(cache.start).toBe(3 * CHUNK);
+    expect(cache.covers(3 * CHUNK)).toBe(true);
+    expect(cache.covers(3 * CHUNK - 1)).toBe(false);
+  });
+
+  it('serves a hit as views of its memory, without copying', () => {
+    const cache = new TailCache({ chunkBytes: CHUNK, maxBytes: 8 * CHUNK });
+    cache.append(1000, bytes(3, 100));
+    const out: Buffer[] = [];
+    expect(cache.read(1010, 80, out)).toBe(true);
+    expect(out).toHaveLength(2); // crosses a chunk boundary at 1064
+    expect(out[0]!.length + out[1]!.length).toBe(80);
+    const again: Buffer[] = [];
+    cache.read(1010, 5, again);
+    expect(again[0]!.buffer).toBe(out[0]!.buffer);
+    expect(again[0]!.byteOffset).toBe(out[0]!.byteOffset);
+  });
+
+  it('truncate invalidates exactly the bytes at and after the position; slices held stay valid', () => {
+    const cache = new TailCache({ chunkBytes: CHUNK, maxBytes: 8 * CHUNK });
+    const first = bytes(4, 100);
+    cache.append(0, first);
+    const out: Buffer[] = [];
+    cache.read(50, 50, out);
+    const before = Buffer.concat(out);
+    cache.truncate(70);
+    expect(cache.end).toBe(70);
+    expect(readAll(cache, 60, 10)?.equals(first.subarray(60, 70))).toBe(true);
+    expect(readAll(cache, 60, 11)).toBeNull();
+    const replacement = bytes(5, 100);
+    cache.append(70, replacement); // must not land in memory the reader holds
+    expect(Buffer.concat(out).equals(before)).toBe(true);
+    expect(readAll(cache, 0, 170)?.equals(Buffer.concat([first.subarray(0, 70), replacement]))).toBe(true);
+    // Truncating below a chunk boundary drops later chunks; below start drops everything.
+    cache.truncate(10);
+    expect(cache.bytes).toBe(10);
+    expect(Buffer.concat(out).equals(before)).toBe(true);
+    cache.truncate(0);
+    expect(cache.bytes).toBe(0);
+    expect(cache.memoryBytes).toBe(0);
+  });
+
+  it('reuses only chunks no reader ever saw', () => {
+    const cache = new TailCache({ chunkBytes: CHUNK, maxBytes: 8 * CHUNK });
+    cache.append(0, bytes(6, CHUNK));
+    const out: Buffer[] = [];
+    cache.read(0, 10, out);
+    const lent = Buffer.from(out[0]!);
+    cache.markWritten(CHUNK);
+    cache.evict(CHUNK); // lent: left to the GC
+    cache.append(CHUNK, bytes(7, CHUNK));
+    expect(out[0]!.equals(lent)).toBe(true);
+    cache.markWritten(2 * CHUNK);
+    cache.roll(0); // never lent: recycled
+    cache.append(0, bytes(8, CHUNK));
+    expect(out[0]!.equals(lent)).toBe(true);
+  });
+
+  it('roll drops everything and starts a new window', () => {
+    const cache = new TailCache({ chunkBytes: CHUNK, maxBytes: 8 * CHUNK });
+    cache.append(0, bytes(9, 300));
+    cache.roll(0);
+    expect(cache.bytes).toBe(0);
+    expect(cache.memoryBytes).toBe(0);
+    expect(readAll(cache, 0, 1)).toBeNull();
+    cache.append(0, bytes(10, 5));
+    expect(readAll(cache, 0, 5)?.equals(bytes(10, 5))).toBe(true);
+    expect(cache.writtenPosition).toBe(0);
+  });
+});
+
+describe('TailCacheBudget', () => {
+  it('asks the least-recently-used log to shrink first', () => {
+    const budget = new TailCacheBudget({ maxBytes: 4 * CHUNK });
+    const [a, b, c] = [0, 1, 2].map(() => new TailCache({ chunkBytes: CHUNK, maxBytes: 100 * CHUNK, budget }));
+    a!.append(0, bytes(1, 2 * CHUNK));
+    b!.append(0, bytes(2, 2 * CHUNK));
+    for (const cache of [a!, b!]) cache.markWritten(2 * CHUNK);
+    expect(budget.bytes).toBe(4 * CHUNK);
+    readAll(a!, 0, 1); // a is now more recent than b
+    c!.append(0, bytes(3, CHUNK)); // over budget by one chunk: taken from b (LRU), not a
+    expect(budget.bytes).toBe(4 * CHUNK);
+    expect(b!.memoryBytes).toBe(CHUNK);
+    expect(a!.memoryBytes).toBe(2 * CHUNK);
+    expect(budget.reclaims).toBe(1);
+    // Pinned bytes are never reclaimed: c holds unwritten bytes only.
+    b!.append(2 * CHUNK, bytes(4, 3 * CHUNK));
+    expect(c!.memoryBytes).toBe(CHUNK);
+    expect(a!.memoryBytes).toBe(0);
+  });
+
+  it('with onOverBudget defers the reclaim to its owner (the pool)', () => {
+    let calls = 0;
+    const budget = new TailCacheBudget({ maxBytes: CHUNK, onOverBudget: () => calls++ });
+    const a = new TailCache({ chunkBytes: CHUNK, maxBytes: 100 * CHUNK, budget });
+    a.append(0, bytes(1, 3 * CHUNK));
+    a.markWritten(3 * CHUNK);
+    expect(calls).toBe(1);
+    expect(budget.bytes).toBe(3 * CHUNK);
+    expect(budget.reclaim()).toBe(2 * CHUNK);
+    expect(budget.bytes).toBe(CHUNK);
+    a.close();
+    expect(budget.bytes).toBe(0);
+    expect(budget.logs).toBe(0);
+  });
+});
