@@ -1,7 +1,7 @@
 // SegmentReservation: file sizes per mode on SimIo, caps (segment size, free
 // space floor), trim back to the logical end, and the real allocations on
 // ext4 (st_blocks) with NodeIo.
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -150,4 +150,31 @@ describe('SegmentReservation on ext4 (NodeIo): real allocations', () => {
       await file.close();
     });
   }
+
+  it('zero mode on an O_DIRECT handle under a DirectSegmentWriter, trimmed to the logical end', async (ctx) => {
+    if ((await NodeIo.probeDirectAlignment(dir)) === null) ctx.skip(); // no O_DIRECT under os.tmpdir() (tmpfs?): runs on ext4/xfs
+    const io = new NodeIo();
+    const p = path.join(dir, 'direct-zero.log');
+    const file = await io.open(p, { create: true, direct: true });
+    const reservation = new SegmentReservation(io, file, 0, { mode: 'zero', stepBytes: 256 * KiB, segmentBytes: 4 * MiB, alignment: 4096, dir, freeSpaceFloorBytes: 0 });
+    const arena = new AlignedArena({ chunkBytes: 64 * KiB, chunkCount: 3 });
+    const writer = new DirectSegmentWriter(file, 0, listener, { arena, alignment: 4096, maxChunks: 3 });
+    const all: Buffer[] = [];
+    let position = 0;
+    for (let i = 0; i < 200; i++) {
+      const b = Buffer.alloc(1000 + 37 * i, (i % 250) + 1);
+      // Growth runs while writes below reservedEnd are in flight (it only writes past it).
+      if (reservation.needsGrowth(position + b.length)) await reservation.grow(position + b.length);
+      if (!writer.enqueue(b, position, i)) await writer.whenRoom();
+      all.push(b);
+      position += b.length;
+    }
+    await writer.drain();
+    expect(statSync(p).size).toBe(reservation.reservedEnd);
+    await writer.close();
+    await reservation.trim(position);
+    await file.close();
+    expect(statSync(p).size).toBe(position);
+    expect(readFileSync(p).equals(Buffer.concat(all))).toBe(true);
+  });
 });
