@@ -1,3 +1,8 @@
-// @seglog/broker: the reference single-node Kafka-protocol broker. So far:
-// the wire protocol layer (./protocol). See README.md.
+// @seglog/broker: the reference single-node Kafka-protocol broker (Broker,
+// main.ts) and its wire protocol layer (./protocol). See README.md.
 export * from './protocol/index.js';
+export { Broker } from './broker.js';
+export type { BrokerStats } from './broker.js';
+export { BROKER_DEFAULTS } from './broker-options.js';
+export type { AckMode, BrokerOptions } from './broker-options.js';
+export { PRODUCER_ID_FILE } from './internal/producer-id-allocator.js';

@@ -1,0 +1,70 @@
+// BrokerOptions: everything `Broker.start` and `main.ts` accept, with the
+// defaults of the embedded single-node broker. Names follow Kafka's broker
+// settings in camelCase where one exists.
+
+import type { WriteMode } from '@seglog/log';
+
+/**
+ * When a produce request with acks=-1 is answered:
+ * - 'written' (default): once the batch is in the file (page cache). A crash of
+ *   the process loses nothing acknowledged; a power loss may (Kafka's default:
+ *   it relies on replication, not fsync, for acks=all).
+ * - 'sync': once the batch is covered by an fdatasync (group commit: one sync
+ *   releases every waiter below it). `--sync-on-ack`.
+ * acks=1 is always answered when written; acks=0 is never answered.
+ */
+export type AckMode = 'written' | 'sync';
+
+export interface BrokerOptions {
+  /** Data directory (LogManager: lock, checkpoints, partitions). Default './data'. */
+  readonly dataDir: string;
+  /** Loopback by default; the Metadata response advertises this host. */
+  readonly host: string;
+  /** 0 picks a free port (see Broker.port). Default 9092. */
+  readonly port: number;
+  readonly writeMode: WriteMode;
+  readonly preallocate: boolean;
+  /** Accepted and reported; the LogManager does not take a tail-cache budget yet (ignored). */
+  readonly tailCacheBytes: number | null;
+  /** Partitions of a topic created by Metadata auto-creation (0 disables it); also CreateTopics' default. */
+  readonly autoCreatePartitions: number;
+  /** Partitions are BlackholeLogs: appends are checked and discarded, fetches fail (benchmark mode). */
+  readonly blackhole: boolean;
+  readonly ackMode: AckMode;
+  /** flush.ms for every log (periodic fdatasync); null = never (Kafka's default). */
+  readonly flushIntervalMs: number | null;
+  /** flush.messages for every log; null = never. */
+  readonly flushIntervalMessages: number | null;
+  /** Print a one-line status every this many ms; 0 = off. */
+  readonly statusIntervalMs: number;
+  /** Largest request frame (socket.request.max.bytes). Default 100 MiB. */
+  readonly maxRequestBytes: number;
+  /** Requests read from one connection and not yet answered; the socket is paused at this bound. Default 100. */
+  readonly maxInFlightRequests: number;
+  /** Fetch requests parked in long-poll across all connections; beyond it they are answered at once. Default 10000. */
+  readonly maxFetchWaiters: number;
+  /** Upper bound on a fetch's maxWaitMs. Default 30000. */
+  readonly maxFetchWaitMs: number;
+  /** Where the status line and notices go. Default: stdout. */
+  readonly log: (line: string) => void;
+}
+
+export const BROKER_DEFAULTS: BrokerOptions = Object.freeze({
+  dataDir: './data',
+  host: '127.0.0.1',
+  port: 9092,
+  writeMode: 'buffered',
+  preallocate: false,
+  tailCacheBytes: null,
+  autoCreatePartitions: 1,
+  blackhole: false,
+  ackMode: 'written',
+  flushIntervalMs: null,
+  flushIntervalMessages: null,
+  statusIntervalMs: 0,
+  maxRequestBytes: 104_857_600,
+  maxInFlightRequests: 100,
+  maxFetchWaiters: 10_000,
+  maxFetchWaitMs: 30_000,
+  log: (line: string): void => void process.stdout.write(`${line}\n`),
+});

@@ -1,0 +1,209 @@
+// Broker: the reference single-node Kafka-protocol broker. A TCP server
+// (node:net) whose connections (internal/connection.ts) decode requests and
+// answer them in order; the handlers (internal/handlers/*) run against a
+// TopicStore (a LogManager over the data directory, or BlackholeLogs).
+//
+// Node 0 is the only broker, the controller and the leader (epoch 0) of every
+// partition, with replicas = isr = [0]. The high watermark of a partition
+// follows the acknowledged end (see handlers/produce.ts), so consumers read
+// only acknowledged records.
+//
+// Lifecycle: start() opens the store (LogManager: lock, recovery), then
+// listens; stop() (also on SIGINT/SIGTERM in main.ts) stops accepting, ends
+// long polls, lets every connection answer what it has read, and closes the
+// LogManager (checkpoints, clean-shutdown marker).
+
+import { SeglogError } from '@seglog/common';
+import { LogConfig } from '@seglog/log';
+import type { LogConfigValues } from '@seglog/log';
+import { mkdir } from 'node:fs/promises';
+import net from 'node:net';
+import { BROKER_DEFAULTS } from './broker-options.js';
+import type { BrokerOptions } from './broker-options.js';
+import type { BrokerContext, BrokerStats } from './internal/broker-context.js';
+import { Connection } from './internal/connection.js';
+import { FetchWaiters } from './internal/fetch-waiters.js';
+import { handleCreateTopics } from './internal/handlers/create-topics.js';
+import { handleDeleteRecords } from './internal/handlers/delete-records.js';
+import { handleFetch } from './internal/handlers/fetch.js';
+import { handleInitProducerId } from './internal/handlers/init-producer-id.js';
+import { handleListOffsets } from './internal/handlers/list-offsets.js';
+import { handleMetadata } from './internal/handlers/metadata.js';
+import { handleProduce } from './internal/handlers/produce.js';
+import { ProducerIdAllocator } from './internal/producer-id-allocator.js';
+import { StatusReporter } from './internal/status-reporter.js';
+import { TopicStore } from './internal/topic-store.js';
+import { ProtocolWriter, apiVersionsFallback, apiVersionsResponse, encodeResponse } from './protocol/index.js';
+import type { DecodedRequest, FinishedMessage, ResponseApi, ResponseBodies } from './protocol/index.js';
+
+export type { BrokerStats } from './internal/broker-context.js';
+
+const DRAIN_TIMEOUT_MS = 10_000;
+
+function logConfigOf(options: BrokerOptions): LogConfig {
+  const overrides: Partial<LogConfigValues> = { writeMode: options.writeMode, preallocate: options.preallocate };
+  const values: { -readonly [K in keyof LogConfigValues]?: LogConfigValues[K] } = { ...overrides };
+  if (options.flushIntervalMs !== null) values.flushIntervalMs = options.flushIntervalMs;
+  if (options.flushIntervalMessages !== null) values.flushIntervalMessages = options.flushIntervalMessages;
+  return new LogConfig(values);
+}
+
+export class Broker {
+  readonly options: BrokerOptions;
+  readonly stats: BrokerStats;
+  private readonly ctx: BrokerContext;
+  private readonly server: net.Server;
+  private readonly connections: Set<Connection>;
+  private readonly status: StatusReporter | null;
+  private stopPromise: Promise<void> | null;
+
+  private constructor(options: BrokerOptions, store: TopicStore, allocate: () => Promise<number>) {
+    this.options = options;
+    this.stats = {
+      requests: 0, appends: 0, appendedBytes: 0, fetches: 0, fetchedBytes: 0, connections: 0, connectionsTotal: 0, versionsSeen: new Map(),
+    };
+    this.ctx = {
+      options, store, waiters: new FetchWaiters(options.maxFetchWaiters), stats: this.stats, allocateProducerId: allocate,
+      advertised: { host: options.host, port: options.port }, stopping: false,
+    };
+    this.connections = new Set();
+    this.server = net.createServer((socket) => this.accept(socket));
+    this.status = options.statusIntervalMs > 0 ? new StatusReporter(this.stats, store, options.statusIntervalMs, options.log) : null;
+    this.stopPromise = null;
+  }
+
+  /** Opens the data directory and listens. Rejects with SEGLOG_ERR_BROKER_LISTEN when the port is taken (the store is closed again). */
+  static async start(overrides: Partial<BrokerOptions> = {}): Promise<Broker> {
+    const options: BrokerOptions = { ...BROKER_DEFAULTS, ...overrides };
+    const config = logConfigOf(options);
+    let allocate: () => Promise<number>;
+    if (options.blackhole) {
+      let next = 0;
+      allocate = () => Promise.resolve(next++);
+    } else {
+      await mkdir(options.dataDir, { recursive: true });
+      const ids = await ProducerIdAllocator.open(options.dataDir);
+      allocate = () => ids.allocate();
+    }
+    const store = await TopicStore.open({ dataDir: options.dataDir, blackhole: options.blackhole, config });
+    const broker = new Broker(options, store, allocate);
+    try {
+      await broker.listen();
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    broker.status?.start();
+    return broker;
+  }
+
+  get host(): string {
+    return this.ctx.advertised.host;
+  }
+
+  /** The bound port (the chosen one when options.port was 0). */
+  get port(): number {
+    return this.ctx.advertised.port;
+  }
+
+  get store(): TopicStore {
+    return this.ctx.store;
+  }
+
+  private listen(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const onError = (error: NodeJS.ErrnoException): void => {
+        reject(new SeglogError('SEGLOG_ERR_BROKER_LISTEN', `cannot listen on ${this.options.host}:${this.options.port}: ${error.code ?? error.message}`, {
+          context: { host: this.options.host, port: this.options.port, errno: error.code ?? null }, cause: error,
+        }));
+      };
+      this.server.once('error', onError);
+      this.server.listen({ host: this.options.host, port: this.options.port, exclusive: true }, () => {
+        this.server.off('error', onError);
+        const address = this.server.address();
+        if (address !== null && typeof address === 'object') this.ctx.advertised.port = address.port;
+        resolve();
+      });
+    });
+  }
+
+  private accept(socket: net.Socket): void {
+    if (this.ctx.stopping) {
+      socket.destroy();
+      return;
+    }
+    this.stats.connections++;
+    this.stats.connectionsTotal++;
+    const connection = new Connection(socket, {
+      maxFrameBytes: this.options.maxRequestBytes,
+      maxInFlight: this.options.maxInFlightRequests,
+      dispatch: (request) => this.dispatch(request),
+      notice: this.options.log,
+      onClose: (closed) => {
+        this.stats.connections--;
+        this.connections.delete(closed);
+      },
+    });
+    this.connections.add(connection);
+  }
+
+  private async dispatch(request: DecodedRequest): Promise<FinishedMessage | null> {
+    this.stats.requests++;
+    const { apiVersion: version, correlationId } = request.header;
+    this.noteVersion(request.api, version);
+    switch (request.api) {
+      case 'API_VERSIONS_UNSUPPORTED': return apiVersionsFallback(new ProtocolWriter(), correlationId);
+      case 'API_VERSIONS': return respond('API_VERSIONS', version, correlationId, apiVersionsResponse());
+      case 'METADATA': return respond('METADATA', version, correlationId, await handleMetadata(this.ctx, request.body));
+      case 'PRODUCE': {
+        const body = await handleProduce(this.ctx, request.body);
+        return request.body.acks === 0 ? null : respond('PRODUCE', version, correlationId, body);
+      }
+      case 'FETCH': return respond('FETCH', version, correlationId, await handleFetch(this.ctx, request.body));
+      case 'LIST_OFFSETS': return respond('LIST_OFFSETS', version, correlationId, await handleListOffsets(this.ctx, request.body, version));
+      case 'CREATE_TOPICS': return respond('CREATE_TOPICS', version, correlationId, await handleCreateTopics(this.ctx, request.body));
+      case 'DELETE_RECORDS': return respond('DELETE_RECORDS', version, correlationId, await handleDeleteRecords(this.ctx, request.body));
+      case 'INIT_PRODUCER_ID': return respond('INIT_PRODUCER_ID', version, correlationId, await handleInitProducerId(this.ctx, request.body));
+    }
+  }
+
+  private noteVersion(api: string, version: number): void {
+    let set = this.stats.versionsSeen.get(api);
+    if (set === undefined) {
+      set = new Set();
+      this.stats.versionsSeen.set(api, set);
+    }
+    set.add(version);
+  }
+
+  /**
+   * Graceful stop: no new connections, long polls answered now, every
+   * connection answers what it already read (up to 10 s, then it is cut),
+   * then the LogManager closes (checkpoints and the clean-shutdown marker).
+   */
+  stop(): Promise<void> {
+    this.stopPromise ??= this.doStop();
+    return this.stopPromise;
+  }
+
+  private async doStop(): Promise<void> {
+    this.ctx.stopping = true;
+    this.status?.stop();
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.ctx.waiters.stop();
+    const drains = [...this.connections].map((c) => c.drain());
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, DRAIN_TIMEOUT_MS);
+    });
+    await Promise.race([Promise.all(drains), timeout]);
+    clearTimeout(timer);
+    for (const connection of this.connections) connection.destroy();
+    await closed;
+    await this.ctx.store.close();
+  }
+}
+
+function respond<N extends ResponseApi>(api: N, apiVersion: number, correlationId: number, body: ResponseBodies[N]): FinishedMessage {
+  return encodeResponse(new ProtocolWriter(), { api, apiVersion, correlationId }, body);
+}

@@ -1,0 +1,35 @@
+// BrokerContext: what the request handlers share (one per broker).
+
+import type { BrokerOptions } from '../broker-options.js';
+import type { FetchWaiters } from './fetch-waiters.js';
+import type { TopicStore } from './topic-store.js';
+
+/** Counters; one shape, updated in place (the status line reads deltas). */
+export interface BrokerStats {
+  requests: number;
+  appends: number;
+  appendedBytes: number;
+  fetches: number;
+  fetchedBytes: number;
+  connections: number;
+  connectionsTotal: number;
+  /** The highest request version seen per API name (diagnostics and tests). */
+  readonly versionsSeen: Map<string, Set<number>>;
+}
+
+export interface BrokerContext {
+  readonly options: BrokerOptions;
+  readonly store: TopicStore;
+  readonly waiters: FetchWaiters;
+  readonly stats: BrokerStats;
+  readonly allocateProducerId: () => Promise<number>;
+  /** The host and port advertised in Metadata (the bound port when options.port is 0). */
+  readonly advertised: { host: string; port: number };
+  /** True once stop() began: long polls end at once. */
+  stopping: boolean;
+}
+
+export const CLUSTER_ID = 'seglog-single-node';
+export const NODE_ID = 0;
+export const LEADER_EPOCH = 0;
+export const ZERO_UUID = '00000000000000000000000000000000';

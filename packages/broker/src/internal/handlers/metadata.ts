@@ -1,0 +1,62 @@
+// Metadata: one broker (node 0 at the advertised host/port, controller 0);
+// every partition led by node 0 with replicas = isr = [0]. Requested topics
+// that do not exist are auto-created (when the request allows it and the
+// broker's autoCreatePartitions > 0), else UNKNOWN_TOPIC_OR_PARTITION.
+
+import { kafkaErrorCode } from '../../protocol/index.js';
+import type { MetadataPartition, MetadataRequest, MetadataResponse, MetadataTopic } from '../../protocol/index.js';
+import type { BrokerContext } from '../broker-context.js';
+import { CLUSTER_ID, LEADER_EPOCH, NODE_ID, ZERO_UUID } from '../broker-context.js';
+import { errorCodeOf } from '../errors.js';
+
+export async function handleMetadata(ctx: BrokerContext, request: MetadataRequest): Promise<MetadataResponse> {
+  const names = request.topics === null ? ctx.store.topics() : request.topics.map((t) => t.name);
+  const topics: MetadataTopic[] = [];
+  for (const name of names) {
+    if (name === null) {
+      topics.push(topicError(null, kafkaErrorCode('UNKNOWN_TOPIC_ID')));
+      continue;
+    }
+    topics.push(await describeTopic(ctx, name, request.topics !== null && request.allowAutoTopicCreation));
+  }
+  return {
+    throttleTimeMs: 0,
+    brokers: [{ nodeId: NODE_ID, host: ctx.advertised.host, port: ctx.advertised.port, rack: null }],
+    clusterId: CLUSTER_ID,
+    controllerId: NODE_ID,
+    topics,
+    clusterAuthorizedOperations: -2147483648,
+  };
+}
+
+async function describeTopic(ctx: BrokerContext, name: string, mayCreate: boolean): Promise<MetadataTopic> {
+  await ctx.store.settled(name);
+  if (!ctx.store.has(name) && mayCreate && ctx.options.autoCreatePartitions > 0) {
+    try {
+      await ctx.store.create(name, ctx.options.autoCreatePartitions);
+    } catch (error) {
+      return topicError(name, errorCodeOf(error));
+    }
+    await ctx.store.settled(name);
+  }
+  const count = ctx.store.partitionCount(name);
+  if (count === 0) return topicError(name, kafkaErrorCode('UNKNOWN_TOPIC_OR_PARTITION'));
+  const partitions: MetadataPartition[] = [];
+  for (let index = 0; index < count; index++) {
+    const exists = ctx.store.get(name, index) !== undefined;
+    partitions.push({
+      errorCode: exists ? 0 : kafkaErrorCode('LEADER_NOT_AVAILABLE'),
+      partitionIndex: index,
+      leaderId: exists ? NODE_ID : -1,
+      leaderEpoch: LEADER_EPOCH,
+      replicaNodes: [NODE_ID],
+      isrNodes: exists ? [NODE_ID] : [],
+      offlineReplicas: [],
+    });
+  }
+  return { errorCode: 0, name, topicId: ZERO_UUID, isInternal: false, partitions, topicAuthorizedOperations: -2147483648 };
+}
+
+function topicError(name: string | null, errorCode: number): MetadataTopic {
+  return { errorCode, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations: -2147483648 };
+}

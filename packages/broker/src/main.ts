@@ -1,0 +1,132 @@
+// The broker's command line: `pnpm start` (root package.json) runs this with
+// the embedded defaults: data in ./data, 127.0.0.1:9092, topics auto-created
+// with 1 partition. SIGINT/SIGTERM stop it gracefully (exit 0); a port in use
+// is reported and exits 2; `--port 0` picks a free port (printed).
+
+import { isSeglogError } from '@seglog/common';
+import { parseArgs } from 'node:util';
+import { Broker } from './broker.js';
+import { BROKER_DEFAULTS } from './broker-options.js';
+import type { BrokerOptions } from './broker-options.js';
+
+const USAGE = `usage: pnpm start [-- options]
+  --data-dir DIR                 data directory (default ./data)
+  --host HOST                    listen address (default 127.0.0.1)
+  --port N                       listen port (default 9092; 0 = any free port)
+  --write-mode buffered|direct   write path of new segments (default buffered)
+  --preallocate                  size new segment files to segment.bytes
+  --tail-cache-bytes N           tail-cache budget (accepted; not used until LogManager takes one)
+  --auto-create-partitions N     partitions of auto-created topics (default 1; 0 = no auto-creation)
+  --blackhole                    discard records after accounting (benchmarks); fetches fail
+  --sync-on-ack                  acks=-1 answered only after fdatasync (default: once written)
+  --flush-interval-ms N          periodic fdatasync of every log (flush.ms)
+  --flush-interval-messages N    fdatasync after N messages (flush.messages)
+  --status-interval-ms N         print a status line every N ms (0 = off)
+  --max-request-bytes N          largest request accepted (default 100 MiB)
+  --help`;
+
+function int(name: string, value: string | undefined, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min}, got '${value}'`);
+  return n;
+}
+
+export function parseBrokerArgs(argv: readonly string[]): Partial<BrokerOptions> | 'help' {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      'data-dir': { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, 'write-mode': { type: 'string' },
+      preallocate: { type: 'boolean' }, 'tail-cache-bytes': { type: 'string' }, 'auto-create-partitions': { type: 'string' },
+      blackhole: { type: 'boolean' }, 'sync-on-ack': { type: 'boolean' }, 'flush-interval-ms': { type: 'string' },
+      'flush-interval-messages': { type: 'string' }, 'status-interval-ms': { type: 'string' }, 'max-request-bytes': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help === true) return 'help';
+  const mode = values['write-mode'];
+  if (mode !== undefined && mode !== 'buffered' && mode !== 'direct') throw new Error(`--write-mode must be buffered or direct, got '${mode}'`);
+  const options: { -readonly [K in keyof BrokerOptions]?: BrokerOptions[K] } = {};
+  if (values['data-dir'] !== undefined) options.dataDir = values['data-dir'];
+  if (values.host !== undefined) options.host = values.host;
+  const port = int('port', values.port, 0);
+  if (port !== undefined) {
+    if (port > 65535) throw new Error('--port must be at most 65535');
+    options.port = port;
+  }
+  if (mode !== undefined) options.writeMode = mode;
+  if (values.preallocate === true) options.preallocate = true;
+  const tail = int('tail-cache-bytes', values['tail-cache-bytes'], 0);
+  if (tail !== undefined) options.tailCacheBytes = tail;
+  const auto = int('auto-create-partitions', values['auto-create-partitions'], 0);
+  if (auto !== undefined) options.autoCreatePartitions = auto;
+  if (values.blackhole === true) options.blackhole = true;
+  if (values['sync-on-ack'] === true) options.ackMode = 'sync';
+  const flushMs = int('flush-interval-ms', values['flush-interval-ms'], 0);
+  if (flushMs !== undefined) options.flushIntervalMs = flushMs;
+  const flushMessages = int('flush-interval-messages', values['flush-interval-messages'], 1);
+  if (flushMessages !== undefined) options.flushIntervalMessages = flushMessages;
+  const status = int('status-interval-ms', values['status-interval-ms'], 0);
+  if (status !== undefined) options.statusIntervalMs = status;
+  const maxRequest = int('max-request-bytes', values['max-request-bytes'], 1024);
+  if (maxRequest !== undefined) options.maxRequestBytes = maxRequest;
+  return options;
+}
+
+async function main(): Promise<void> {
+  const out = (line: string): void => void process.stdout.write(`${line}\n`);
+  let options: Partial<BrokerOptions> | 'help';
+  try {
+    options = parseBrokerArgs(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (options === 'help') {
+    out(USAGE);
+    return;
+  }
+  let broker: Broker;
+  try {
+    broker = await Broker.start(options);
+  } catch (error) {
+    if (isSeglogError(error) && error.code === 'SEGLOG_ERR_BROKER_LISTEN' && error.context['errno'] === 'EADDRINUSE') {
+      const port = options.port ?? BROKER_DEFAULTS.port;
+      process.stderr.write(`seglog broker: port ${port} is already in use on ${options.host ?? BROKER_DEFAULTS.host}. ` +
+        `Stop the other process, or pass another port: pnpm start -- --port 0 (any free port)\n`);
+      process.exit(2);
+    }
+    if (isSeglogError(error) && error.code === 'SEGLOG_ERR_LOG_LOCKED') {
+      process.stderr.write(`seglog broker: ${error.message}. Is another broker running on this data directory?\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const o = broker.options;
+  const address = `${broker.host}:${broker.port}`;
+  out(`seglog broker listening on ${address} (node 0, data ${o.blackhole ? 'blackhole (records discarded)' : o.dataDir}, ` +
+    `acks=-1 answered when ${o.ackMode === 'sync' ? 'fdatasync-ed' : 'written'}, auto-create ${o.autoCreatePartitions} partition(s))`);
+  if (o.tailCacheBytes !== null) out(`note: --tail-cache-bytes ${o.tailCacheBytes} accepted; the LogManager does not take a tail-cache budget yet`);
+  out(`produce:  kcat -b ${address} -P -t demo        (one message per line; Ctrl-D to send)`);
+  out(`consume:  kcat -b ${address} -C -t demo -e     (-e: exit at the end)`);
+  out('stop:     Ctrl-C (graceful: answers in-flight requests, closes the data directory cleanly)');
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    out(`${signal}: stopping`);
+    broker.stop().then(() => {
+      out('stopped');
+      process.exit(0);
+    }, (error: unknown) => {
+      process.stderr.write(`stop failed: ${String(error)}\n`);
+      process.exit(1);
+    });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+await main();
