@@ -520,6 +520,9 @@ export class Log {
     if (!this.flushWanted()) return;
     this.flushing = this.runFlushes().finally(() => {
       this.flushing = null;
+      // A durable() waiter added after runFlushes' last check but before this
+      // callback saw `flushing` set and started nothing: look again.
+      this.maybeStartFlush();
     });
   }
 

@@ -35,7 +35,7 @@ function produce(pid: number, seq: number, count: number, options: ProduceOption
 }
 
 async function code(promise: Promise<unknown>): Promise<string> {
-  return (await rejected(promise)).code;
+  return (await rejected(promise)).code ?? '(no code)';
 }
 
 function marker(type: 'COMMIT' | 'ABORT', producerId: number, producerEpoch = 0, coordinatorEpoch = 0) {
