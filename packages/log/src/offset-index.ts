@@ -207,13 +207,42 @@ export class OffsetIndex {
    * with a last offset below the base offset, or when the file length is not
    * a multiple of 8.
    */
-  sanityCheck(): void {
+  sanityCheck(logBytes?: number): void {
     const entries = this.entries;
     if (entries !== 0 && this.lastOffset() < this.baseOffset) {
       throw corruptIndex(this.path, `last offset ${this.lastOffset()} is below the base offset ${this.baseOffset}`);
     }
     if (this.storage.fileBytes % OFFSET_INDEX_ENTRY_BYTES !== 0) {
       throw corruptIndex(this.path, `file length ${this.storage.fileBytes} is not a multiple of ${OFFSET_INDEX_ENTRY_BYTES}`);
+    }
+    this.checkEntries(logBytes);
+  }
+
+  /**
+   * Stricter than Kafka, which trusts an index below the recovery point: a
+   * torn or garbage sector can leave entries that pass Kafka's two checks yet
+   * send a lookup to a negative position or into the middle of nowhere. Every
+   * entry must have a non-negative relative offset and position, both
+   * strictly increasing, and (given the .log length) a position inside the
+   * file. O(entries), at load only.
+   */
+  private checkEntries(logBytes: number | undefined): void {
+    let previousKey = -1;
+    let previousPosition = -1;
+    for (let slot = 0; slot < this.entries; slot++) {
+      const key = this.keyAt(slot);
+      const position = this.positionAt(slot);
+      if (key < 0 || key <= previousKey) {
+        throw corruptIndex(this.path, `entry ${slot}: relative offset ${key} does not increase (previous ${previousKey})`);
+      }
+      if (position < 0 || position <= previousPosition) {
+        throw corruptIndex(this.path, `entry ${slot}: position ${position} does not increase (previous ${previousPosition})`);
+      }
+      if (logBytes !== undefined && position >= logBytes) {
+        throw corruptIndex(this.path, `entry ${slot}: position ${position} is past the end of the log (${logBytes} bytes)`);
+      }
+      previousKey = key;
+      previousPosition = position;
     }
   }
 

@@ -199,6 +199,25 @@ export class TimeIndex {
     if (this.storage.fileBytes % TIME_INDEX_ENTRY_BYTES !== 0) {
       throw corruptIndex(this.path, `file length ${this.storage.fileBytes} is not a multiple of ${TIME_INDEX_ENTRY_BYTES}`);
     }
+    this.checkEntries();
+  }
+
+  /** Stricter than Kafka: timestamps and relative offsets never decrease, offsets are never negative. */
+  private checkEntries(): void {
+    let previousTimestamp = Number.MIN_SAFE_INTEGER;
+    let previousOffset = -1;
+    for (let slot = 0; slot < this.entries; slot++) {
+      const timestamp = this.timestampAt(slot);
+      const offset = this.relativeOffsetAt(slot);
+      if (!Number.isSafeInteger(timestamp) || timestamp < previousTimestamp) {
+        throw corruptIndex(this.path, `entry ${slot}: timestamp ${timestamp} decreases (previous ${previousTimestamp})`);
+      }
+      if (offset < 0 || offset < previousOffset) {
+        throw corruptIndex(this.path, `entry ${slot}: relative offset ${offset} decreases (previous ${previousOffset})`);
+      }
+      previousTimestamp = timestamp;
+      previousOffset = offset;
+    }
   }
 
   /** Sets the file length to maxIndexBytes rounded down to 12; false when unchanged. */
