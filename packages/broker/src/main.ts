@@ -33,8 +33,10 @@ function int(name: string, value: string | undefined, min: number): number | und
 }
 
 export function parseBrokerArgs(argv: readonly string[]): Partial<BrokerOptions> | 'help' {
+  // `pnpm start -- --port 0`: pnpm passes the `--` separator through.
+  const args = argv[0] === '--' ? argv.slice(1) : [...argv];
   const { values } = parseArgs({
-    args: [...argv],
+    args,
     options: {
       'data-dir': { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, 'write-mode': { type: 'string' },
       preallocate: { type: 'boolean' }, 'tail-cache-bytes': { type: 'string' }, 'auto-create-partitions': { type: 'string' },
