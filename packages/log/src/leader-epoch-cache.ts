@@ -45,6 +45,8 @@ export class LeaderEpochCache {
   private pendingWrite: Promise<void> | null;
   private tail: Promise<void>;
   private failure: unknown;
+  /** Checkpoint writes queued or running. */
+  private unsettled: number;
 
   private constructor(checkpoint: LeaderEpochCheckpoint, entries: EpochEntry[]) {
     this.checkpoint = checkpoint;
@@ -53,6 +55,17 @@ export class LeaderEpochCache {
     this.pendingWrite = null;
     this.tail = Promise.resolve();
     this.failure = undefined;
+    this.unsettled = 0;
+  }
+
+  /**
+   * Whether the in-memory map may differ from the durable checkpoint (a
+   * change not yet written, or a write queued or running). An append that
+   * would be acknowledged on top of such a map waits for flush() first
+   * (Log's conservative epoch rule).
+   */
+  get hasUnwrittenChanges(): boolean {
+    return this.dirty || this.unsettled > 0;
   }
 
   /**
@@ -228,7 +241,11 @@ export class LeaderEpochCache {
       return this.checkpoint.write(this.entries.slice());
     });
     this.pendingWrite = write;
-    this.tail = write.then(undefined, (error: unknown) => {
+    this.unsettled++;
+    this.tail = write.then(() => {
+      this.unsettled--;
+    }, (error: unknown) => {
+      this.unsettled--;
       if (this.failure === undefined) this.failure = error;
     });
     return write;

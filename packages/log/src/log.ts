@@ -25,33 +25,71 @@
 // is paused while a mutation deletes or truncates segments. Reads run
 // concurrently and see only written bytes.
 //
+// Placement (ARCHITECTURE.md "Placement"): an append whose storage work can
+// be queued without waiting runs on the caller, synchronously inside
+// appendAsLeader/appendAsFollower (the returned promise is already resolved;
+// tryAppendAsLeader/tryAppendAsFollower return the result itself) — only
+// when no mutation is pending, so it never overtakes a pooled one. Every
+// other append is a mutation on the chain whose body runs as a BlockingPool
+// task (Priority.append). A read of the active segment whose sparse-index
+// floor entry and every following byte are in the TailCache is served on the
+// caller from memory (inline parts); other reads run on the pool from the
+// buffered handle. Rules and reasons: canAppendOnCaller, internal/placement.ts.
+//
+// Write modes (config.writeMode, chosen per segment when it becomes active):
+// buffered (one read-write handle) or direct (a second, O_DIRECT handle for
+// the DirectSegmentWriter and the reservation; reads keep the buffered
+// handle). Direct falls back to buffered for a segment when no staging chunk
+// is free (SEGLOG_ERR_LOG_STAGING_EXHAUSTED) or the file system refuses
+// O_DIRECT. Reservation growth (config.preallocate → 'zero' steps) runs on
+// the pool after the writer is drained (the zero fill starts at the file's
+// current size, which an in-flight write could still be extending).
+//
 // Fail-stop: any error from a write, fsync, rename, truncate or checkpoint
 // write marks the log offline (first error kept as cause). Later mutations
 // and written()/durable() waiters reject with SEGLOG_ERR_LOG_OFFLINE; no
 // position advances past the failure; reads of written data still work.
 
 import { assert } from '@seglog/common';
-import type { Io } from '@seglog/io';
+import { AlignedArena, BlockingPool, Priority } from '@seglog/io';
+import type { Io, IoFile } from '@seglog/io';
 import type { BatchSummary, RecordBatch } from '@seglog/records';
 import { FetchPlan } from './fetch-plan.js';
-import type { IsolationLevel } from './fetch-plan.js';
+import type { FetchPart, IsolationLevel } from './fetch-plan.js';
 import { commitProducerState, followerResult, lastStableOffsetOf, leaderResult, planFollowerAppend, planLeaderBatch, planMarker, validateLeaderBatch } from './internal/append-accounting.js';
 import type { FollowerPlan, LeaderPlan, PlanContext, TxnMarkerOptions } from './internal/append-accounting.js';
 import { loadLog, replayProducerState } from './internal/log-loader.js';
 import type { CorruptionPolicy } from './internal/log-loader.js';
-import { logClosed, logOffline, logTruncated, offsetOutOfRange } from './internal/log-errors.js';
+import { DirectSegmentWriter } from './internal/direct-segment-writer.js';
+import { logClosed, logOffline, logQueueFull, logTruncated, offsetOutOfRange } from './internal/log-errors.js';
 import { OffsetWaiters } from './internal/offset-waiters.js';
+import { newPlacementMetrics } from './internal/placement.js';
+import type { PlacementMetrics, PlacementReason } from './internal/placement.js';
+import { DEFAULT_PREALLOCATE_MODE, SegmentReservation } from './internal/segment-reservation.js';
 import { BufferedSegmentWriter, DEFAULT_WRITER_LIMITS } from './internal/segment-writer.js';
+import { readRangeFromCache, TailHeader } from './internal/tail-read.js';
 import type { BufferedWriterLimits, SegmentWriter } from './internal/segment-writer.js';
 import type { LeaderEpochCache } from './leader-epoch-cache.js';
 import type { LogConfig } from './log-config.js';
 import { Segment } from './segment.js';
-import type { TimestampLookup } from './segment.js';
+import type { SegmentRange, TimestampLookup } from './segment.js';
 import type { ProducerStateManager } from './producer-state-manager.js';
+import { TailCache } from './tail-cache.js';
+import type { TailCacheBudget } from './tail-cache.js';
 import type { AbortedTxn } from './txn-index.js';
 
 export type { CorruptionPolicy } from './internal/log-loader.js';
 export type { TxnMarkerOptions } from './internal/append-accounting.js';
+export type { PlacementMetrics, PlacementReasons, PlacementReason } from './internal/placement.js';
+
+export interface TailCacheOptionsForLog {
+  /** Chunk memory of this log's cache (pinned, unwritten bytes excepted). Default 8 MiB. */
+  readonly maxBytes?: number;
+  /** Bytes per cache chunk. Default 256 KiB. */
+  readonly chunkBytes?: number;
+  /** The budget shared by the logs of a LogManager. */
+  readonly budget?: TailCacheBudget;
+}
 
 export interface LogOpenOptions {
   readonly topic: string;
@@ -81,6 +119,15 @@ export interface LogOpenOptions {
   readonly beforeAppend?: (bytes: number) => void;
   /** Called once when the log goes offline (LogManager takes its data directory offline). */
   readonly onOffline?: (cause: unknown) => void;
+  /** Pool for blocking work (LogManager shares one). Default: a private pool (4 running, 4096 queued), closed with the log. */
+  readonly pool?: BlockingPool;
+  /** Staging memory of direct-mode writers (LogManager shares one). Default: a private 8 × 1 MiB arena made for the first direct segment. */
+  readonly arena?: AlignedArena;
+  readonly tailCache?: TailCacheOptionsForLog;
+  /** Reservation step when config.preallocate is on. Default min(16 MiB, segment.bytes rounded up to the alignment). */
+  readonly reservationStepBytes?: number;
+  /** Mutations (pooled appends, truncations, …) that may wait per log; more are refused with SEGLOG_ERR_LOG_QUEUE_FULL. Default 4096. */
+  readonly maxPendingMutations?: number;
 }
 
 export interface AppendResult {
@@ -117,7 +164,13 @@ export interface LogMetrics {
   dirSyncs: number;
   rolls: number;
   deletedSegments: number;
+  /** Segments written with O_DIRECT, and direct segments that fell back to buffered (no staging chunk, O_DIRECT refused). */
+  directSegments: number;
+  directFallbacks: number;
 }
+
+/** How the active segment is being written. */
+export type ActiveWriteMode = 'buffered' | 'direct';
 
 /** Kafka's ListOffsets sentinels. */
 export const EARLIEST_TIMESTAMP = -2;
@@ -129,6 +182,11 @@ const TXN_MARKER_BYTES = 78;
 const TIMER_MAX_MS = 0x7fffffff;
 const RESOLVED: Promise<void> = Promise.resolve();
 const noop = (): void => undefined;
+const MiB = 1024 * 1024;
+const DEFAULT_TAIL_CACHE_BYTES = 8 * MiB;
+const DEFAULT_RESERVATION_STEP_BYTES = 16 * MiB;
+const DEFAULT_MAX_PENDING_MUTATIONS = 4096;
+const BUFFERED_ALIGNMENT = 4096;
 
 export class Log {
   readonly io: Io;
@@ -140,9 +198,32 @@ export class Log {
   readonly epochCache: LeaderEpochCache;
   /** Idempotent/transactional producer state (the log drives it; read it, do not mutate it). */
   readonly producerState: ProducerStateManager;
+  /** Where appends and reads ran, and why (one shape, updated in place). */
+  readonly placement: PlacementMetrics;
+  /** The newest bytes of the active segment (read it for metrics; the log drives it). */
+  readonly tailCache: TailCache;
+  readonly pool: BlockingPool;
   private segments: Segment[];
   private writer: SegmentWriter;
   private writerWrites: number;
+  private reservation: SegmentReservation;
+  /** The active segment's O_DIRECT handle (direct mode), else null. */
+  private directFile: IoFile | null;
+  private activeMode: ActiveWriteMode;
+  /** False while the active segment's writer is being made (open, roll, truncation). */
+  private writerReady: boolean;
+  /** Base offset of the segment whose bytes the tail cache holds. */
+  private cacheBase: number;
+  private readonly tailHeader: TailHeader;
+  private arena: AlignedArena | null;
+  private readonly ownsPool: boolean;
+  private readonly ownsArena: boolean;
+  /** Mutations queued or running on the chain (the caller path needs 0). */
+  private pendingMutations: number;
+  private readonly maxPendingMutations: number;
+  private readonly reservationStepBytes: number;
+  /** Why the last followerOnCaller call returned null. */
+  private followerReason: PlacementReason;
   private logEndOffsetValue: number;
   private writtenOffsetValue: number;
   private durableOffsetValue: number;
@@ -172,13 +253,37 @@ export class Log {
     this.config = config;
     this.topic = options.topic;
     this.partition = options.partition;
-    this.metrics = { appends: 0, appendedBytes: 0, writes: 0, flushes: 0, dirSyncs: 0, rolls: 0, deletedSegments: 0 };
+    this.metrics = { appends: 0, appendedBytes: 0, writes: 0, flushes: 0, dirSyncs: 0, rolls: 0, deletedSegments: 0, directSegments: 0, directFallbacks: 0 };
     this.epochCache = loaded.epochCache;
     this.producerState = loaded.producerState;
+    this.placement = newPlacementMetrics();
+    const cacheOptions = options.tailCache ?? {};
+    this.tailCache = new TailCache({
+      maxBytes: cacheOptions.maxBytes ?? DEFAULT_TAIL_CACHE_BYTES,
+      ...(cacheOptions.chunkBytes === undefined ? {} : { chunkBytes: cacheOptions.chunkBytes }),
+      ...(cacheOptions.budget === undefined ? {} : { budget: cacheOptions.budget }),
+    });
+    this.pool = options.pool ?? new BlockingPool({ concurrency: 4, maxQueued: 4096, reservedQueued: 64 });
     this.segments = loaded.segments;
     this.writerLimits = options.writerLimits ?? DEFAULT_WRITER_LIMITS;
     this.writerWrites = 0;
-    this.writer = this.newWriter(this.active);
+    // Placeholders until activate() (Log.open) makes the segment's writer and reservation.
+    this.writer = this.newBufferedWriter(this.active);
+    this.reservation = new SegmentReservation(io, this.active.logFile.file, this.active.size, {
+      mode: 'none', segmentBytes: config.segmentBytes, alignment: BUFFERED_ALIGNMENT, dir,
+    });
+    this.directFile = null;
+    this.activeMode = 'buffered';
+    this.writerReady = false;
+    this.cacheBase = this.active.baseOffset;
+    this.tailHeader = new TailHeader();
+    this.arena = options.arena ?? null;
+    this.ownsPool = options.pool === undefined;
+    this.ownsArena = options.arena === undefined;
+    this.pendingMutations = 0;
+    this.maxPendingMutations = options.maxPendingMutations ?? DEFAULT_MAX_PENDING_MUTATIONS;
+    this.reservationStepBytes = options.reservationStepBytes ?? DEFAULT_RESERVATION_STEP_BYTES;
+    this.followerReason = 'pending';
     this.logEndOffsetValue = loaded.logEndOffset;
     this.writtenOffsetValue = loaded.logEndOffset;
     this.durableOffsetValue = loaded.recoveryPoint;
@@ -217,7 +322,20 @@ export class Log {
       nowMs: now(),
       jitter: () => rollJitter(config, random),
     });
-    return new Log(io, dir, config, options, loaded);
+    const log = new Log(io, dir, config, options, loaded);
+    try {
+      log.tailCache.roll(log.active.size);
+      await log.activate(log.active);
+    } catch (error) {
+      await log.release().catch(noop);
+      throw error;
+    }
+    return log;
+  }
+
+  /** How the active segment is written now ('direct' may fall back to 'buffered' per segment). */
+  get writeMode(): ActiveWriteMode {
+    return this.activeMode;
   }
 
   // ---- positions ---------------------------------------------------------
@@ -312,23 +430,40 @@ export class Log {
    * in place from the log end offset, leader epoch stamped, LogAppendTime
    * restamped. The log takes ownership of `buffer`. Resolves when the batch
    * is accepted (queued for writing); use written()/durable() to wait for
-   * more. A rejected batch changes nothing.
+   * more. A rejected batch changes nothing. Placed on the caller (the
+   * returned promise is already resolved, nothing was awaited) when the
+   * rules allow, else on the pool; a full queue rejects with the retriable
+   * SEGLOG_ERR_LOG_QUEUE_FULL.
    */
   appendAsLeader(buffer: Buffer, options: { readonly leaderEpoch: number }): Promise<AppendResult> {
     const nowMs = this.now();
-    let summary: BatchSummary;
     try {
       this.beforeAppend?.(buffer.length);
-      summary = validateLeaderBatch(buffer, this.config, nowMs);
+      const summary = validateLeaderBatch(buffer, this.config, nowMs);
+      const reason = this.leaderPlacement(summary, options.leaderEpoch, nowMs);
+      if (reason === null) return Promise.resolve(this.appendLeaderOnCaller(summary, options.leaderEpoch, nowMs));
+      return this.pooledMutation(reason, () => {
+        this.checkWritable();
+        // Producer-state checks depend on every earlier append: planned in order.
+        const plan = planLeaderBatch(this.producerState, summary, options.leaderEpoch, this.planContext(nowMs));
+        return this.appendPlanned(plan, options.leaderEpoch, nowMs);
+      });
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.mutation(() => {
-      this.checkWritable();
-      // Producer-state checks depend on every earlier append: planned in order.
-      const plan = planLeaderBatch(this.producerState, summary, options.leaderEpoch, this.planContext(nowMs));
-      return this.appendPlanned(plan, options.leaderEpoch, nowMs);
-    });
+  }
+
+  /**
+   * The synchronous form of appendAsLeader: the result when the append runs
+   * on the caller; null when it must go to the pool (nothing changed: call
+   * appendAsLeader, which validates again). Invalid batches throw.
+   */
+  tryAppendAsLeader(buffer: Buffer, options: { readonly leaderEpoch: number }): AppendResult | null {
+    const nowMs = this.now();
+    this.beforeAppend?.(buffer.length);
+    const summary = validateLeaderBatch(buffer, this.config, nowMs);
+    if (this.leaderPlacement(summary, options.leaderEpoch, nowMs) !== null) return null;
+    return this.appendLeaderOnCaller(summary, options.leaderEpoch, nowMs);
   }
 
   /**
@@ -338,25 +473,88 @@ export class Log {
    * epoch (SEGLOG_ERR_PRODUCER_COORDINATOR_FENCED) are checked. A marker that
    * closes a transaction completes it; an aborted one is recorded in the
    * active segment's .txnindex. A marker with no open transaction is written
-   * but completes nothing.
+   * but completes nothing. Always pool work.
    */
   appendMarker(marker: TxnMarkerOptions): Promise<AppendResult> {
     assert(Number.isSafeInteger(marker.producerId) && marker.producerId >= 0, 'Log.appendMarker: producerId must be a safe integer >= 0');
     const nowMs = this.now();
     try {
       this.beforeAppend?.(TXN_MARKER_BYTES);
+      this.checkWritable();
+      return this.pooledMutation(this.pendingMutations > 0 ? 'pending' : 'control', () => {
+        this.checkWritable();
+        const plan = planMarker(this.producerState, marker, this.planContext(nowMs));
+        return this.appendPlanned(plan, marker.leaderEpoch, nowMs);
+      });
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.mutation(() => {
-      this.checkWritable();
-      const plan = planMarker(this.producerState, marker, this.planContext(nowMs));
-      return this.appendPlanned(plan, marker.leaderEpoch, nowMs);
-    });
   }
 
   private planContext(nowMs: number): PlanContext {
     return { dir: this.dir, config: this.config, logEndOffset: this.logEndOffsetValue, nowMs };
+  }
+
+  /**
+   * Where a validated producer batch runs: null = the caller, else the first
+   * rule that sends it to the pool. Throws the log's refusal (offline, closed).
+   */
+  private leaderPlacement(summary: BatchSummary, leaderEpoch: number, nowMs: number): PlacementReason | null {
+    this.checkWritable();
+    if (this.pendingMutations > 0) return 'pending';
+    if (!this.writerReady) return 'init';
+    if (summary.isTransactional) return 'transactional';
+    if (this.config.messageTimestampType === 'LogAppendTime') return 'timestamp';
+    const firstOffset = this.logEndOffsetValue;
+    if (this.epochCache.hasUnwrittenChanges || (leaderEpoch >= 0 && this.epochCache.isUpdateNeeded(leaderEpoch, firstOffset))) return 'epoch';
+    return this.storagePlacement(summary.sizeInBytes, summary.maxTimestamp, firstOffset + summary.lastOffsetDelta, nowMs);
+  }
+
+  /** The storage rules of the caller path: no roll, no forced flush, reserved room, writer room. */
+  private storagePlacement(sizeInBytes: number, maxTimestamp: number, lastOffset: number, nowMs: number): PlacementReason | null {
+    const active = this.active;
+    if (active.shouldRoll(sizeInBytes, maxTimestamp, lastOffset, nowMs)) return 'roll';
+    if (lastOffset + 1 - this.durableOffsetValue >= this.config.flushIntervalMessages) return 'flush';
+    if (this.reservation.needsGrowth(active.size + sizeInBytes)) return 'reservation';
+    if (!this.writer.hasRoom(sizeInBytes)) return 'room';
+    return null;
+  }
+
+  /** The caller path of a leader append: plan (may throw, nothing changed), book, queue, commit. */
+  private appendLeaderOnCaller(summary: BatchSummary, leaderEpoch: number, nowMs: number): AppendResult {
+    const plan = planLeaderBatch(this.producerState, summary, leaderEpoch, this.planContext(nowMs));
+    this.placement.append.caller++;
+    if (plan.batch !== null) {
+      try {
+        this.storeLeader(plan, nowMs);
+      } catch (error) {
+        throw this.failWith(error);
+      }
+    }
+    return leaderResult(plan, this.logStartOffsetValue);
+  }
+
+  /** Admits a mutation placed on the pool (or refuses it, changing nothing) and queues it on the chain. */
+  private pooledMutation<T>(reason: PlacementReason, op: () => Promise<T>): Promise<T> {
+    if (this.pendingMutations >= this.maxPendingMutations) {
+      throw logQueueFull(this.dir, 'log', { pending: this.pendingMutations, max: this.maxPendingMutations });
+    }
+    if (!this.pool.hasRoom(Priority.append)) {
+      throw logQueueFull(this.dir, 'pool', { queued: this.pool.queued, running: this.pool.running, maxQueued: this.pool.maxQueued });
+    }
+    this.placement.append.pool++;
+    this.placement.reasons[reason]++;
+    return this.mutation(() => this.onPool(op, Priority.append));
+  }
+
+  /**
+   * Runs `task` on the pool. Work already admitted is never refused later: if
+   * the pool's queue filled up in between, it runs without a slot (counted).
+   */
+  private onPool<T>(task: () => Promise<T>, priority: number): Promise<T> {
+    if (this.pool.hasRoom(priority)) return this.pool.submit(task, priority);
+    this.placement.reasons.overflow++;
+    return task();
   }
 
   /**
@@ -366,20 +564,48 @@ export class Log {
    * offsets. The roll's snapshot encodes committed state, without this batch.
    */
   private async appendPlanned(plan: LeaderPlan, leaderEpoch: number, nowMs: number): Promise<AppendResult> {
-    const batch = plan.batch;
-    if (batch !== null) {
-      const { firstOffset, lastOffset, maxTimestamp, sizeInBytes } = plan;
+    if (plan.batch !== null) {
       try {
-        if (leaderEpoch >= 0 && this.epochCache.isUpdateNeeded(leaderEpoch, firstOffset)) await this.epochCache.assign(leaderEpoch, firstOffset);
-        if (this.active.shouldRoll(sizeInBytes, maxTimestamp, lastOffset, nowMs)) await this.roll(firstOffset, nowMs);
-        this.active.appendBatch(sizeInBytes, lastOffset, maxTimestamp, nowMs);
-        this.enqueueWrite(batch.bytes(), lastOffset);
-        commitProducerState(this.producerState, plan, lastOffset + 1, this.onAbortedTxn);
+        await this.settleEpoch(leaderEpoch, plan.firstOffset);
+        if (this.active.shouldRoll(plan.sizeInBytes, plan.maxTimestamp, plan.lastOffset, nowMs)) await this.roll(plan.firstOffset, nowMs);
+        await this.ensureRoom(plan.sizeInBytes);
+        this.storeLeader(plan, nowMs);
       } catch (error) {
         throw this.failWith(error);
       }
     }
     return leaderResult(plan, this.logStartOffsetValue);
+  }
+
+  private storeLeader(plan: LeaderPlan, nowMs: number): void {
+    this.active.appendBatch(plan.sizeInBytes, plan.lastOffset, plan.maxTimestamp, nowMs);
+    this.enqueueWrite((plan.batch as RecordBatch).bytes(), plan.lastOffset);
+    commitProducerState(this.producerState, plan, plan.lastOffset + 1, this.onAbortedTxn);
+  }
+
+  /**
+   * The conservative epoch rule: an epoch change is assigned (its checkpoint
+   * written) and any unwritten checkpoint change (a truncation's background
+   * rewrite) is made durable before the append is acknowledged.
+   */
+  private async settleEpoch(epoch: number, startOffset: number): Promise<void> {
+    if (epoch >= 0 && this.epochCache.isUpdateNeeded(epoch, startOffset)) await this.epochCache.assign(epoch, startOffset);
+    if (this.epochCache.hasUnwrittenChanges) await this.epochCache.flush();
+  }
+
+  /**
+   * Pool side of an append of `sizeInBytes`: grows the reservation first when
+   * needed (after draining: the zero fill starts at the file's current size),
+   * then waits for writer room. Nothing is enqueued past reservedEnd while
+   * grow runs: this runs inside the append's mutation.
+   */
+  private async ensureRoom(sizeInBytes: number): Promise<void> {
+    const end = this.active.size + sizeInBytes;
+    if (this.reservation.needsGrowth(end)) {
+      await this.writer.drain();
+      await this.reservation.grow(end);
+    }
+    if (!this.writer.hasRoom(sizeInBytes)) await this.writer.whenRoom();
   }
 
   /** Records an aborted transaction in the active segment (the one holding its ABORT marker). */
@@ -392,19 +618,62 @@ export class Log {
    * checked, offsets increasing and starting at or above the log end offset
    * (gaps allowed), leader epochs taken from each batch, producer state
    * replayed without sequence checks. Bytes after the last complete batch
-   * are ignored.
+   * are ignored. Placed like appendAsLeader; every batch's epoch is checked.
    */
   appendAsFollower(buffer: Buffer): Promise<AppendResult> {
     try {
-      this.beforeAppend?.(buffer.length);
+      const result = this.followerOnCaller(buffer);
+      if (result !== null) return Promise.resolve(result);
+      return this.pooledMutation(this.followerReason, () => {
+        this.checkWritable();
+        const plan = planFollowerAppend(this.producerState, buffer, this.planContext(this.now()));
+        return this.appendFollowerBatches(buffer, plan);
+      });
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.mutation(() => {
-      this.checkWritable();
-      const plan = planFollowerAppend(this.producerState, buffer, this.planContext(this.now()));
-      return this.appendFollowerBatches(buffer, plan);
-    });
+  }
+
+  /** The synchronous form of appendAsFollower: the result on the caller, or null (nothing changed). */
+  tryAppendAsFollower(buffer: Buffer): AppendResult | null {
+    return this.followerOnCaller(buffer);
+  }
+
+  private followerOnCaller(buffer: Buffer): AppendResult | null {
+    this.beforeAppend?.(buffer.length);
+    this.checkWritable();
+    if (this.pendingMutations > 0) {
+      this.followerReason = 'pending';
+      return null;
+    }
+    const nowMs = this.now();
+    // Nothing is pending, so this is the plan the chain would make; it is pure until committed.
+    const plan = planFollowerAppend(this.producerState, buffer, this.planContext(nowMs));
+    const reason = this.followerPlacement(plan, nowMs);
+    if (reason !== null) {
+      this.followerReason = reason;
+      return null;
+    }
+    this.placement.append.caller++;
+    try {
+      this.storeFollower(buffer, plan, nowMs);
+    } catch (error) {
+      throw this.failWith(error);
+    }
+    return followerResult(plan, this.logStartOffsetValue);
+  }
+
+  private followerPlacement(plan: FollowerPlan, nowMs: number): PlacementReason | null {
+    if (!this.writerReady) return 'init';
+    for (const batch of plan.batches) {
+      if (batch.isControl) return 'control';
+      if (batch.isTransactional) return 'transactional';
+      const epoch = batch.partitionLeaderEpoch;
+      if (epoch >= 0 && this.epochCache.isUpdateNeeded(epoch, batch.baseOffset)) return 'epoch';
+    }
+    if (this.epochCache.hasUnwrittenChanges) return 'epoch';
+    const last = plan.batches[plan.batches.length - 1] as RecordBatch;
+    return this.storagePlacement(plan.sizeInBytes, plan.maxTimestamp, last.lastOffset, nowMs);
   }
 
   private async appendFollowerBatches(buffer: Buffer, plan: FollowerPlan): Promise<AppendResult> {
@@ -418,19 +687,27 @@ export class Log {
         const epoch = batch.partitionLeaderEpoch;
         if (epoch >= 0 && this.epochCache.isUpdateNeeded(epoch, batch.baseOffset)) await this.epochCache.assign(epoch, batch.baseOffset);
       }
+      await this.settleEpoch(-1, 0);
       if (this.active.shouldRoll(size, plan.maxTimestamp, last.lastOffset, nowMs)) await this.roll(first.baseOffset, nowMs);
-      for (const batch of batches) this.active.appendBatch(batch.sizeInBytes, batch.lastOffset, batch.maxTimestamp, nowMs);
-      this.enqueueWrite(buffer.subarray(0, size), last.lastOffset);
-      commitProducerState(this.producerState, plan, last.lastOffset + 1, this.onAbortedTxn);
+      await this.ensureRoom(size);
+      this.storeFollower(buffer, plan, nowMs);
     } catch (error) {
       throw this.failWith(error);
     }
     return followerResult(plan, this.logStartOffsetValue);
   }
 
-  /** Queues accepted bytes (already booked in the active segment) and advances the log end offset. */
+  private storeFollower(buffer: Buffer, plan: FollowerPlan, nowMs: number): void {
+    const last = plan.batches[plan.batches.length - 1] as RecordBatch;
+    for (const batch of plan.batches) this.active.appendBatch(batch.sizeInBytes, batch.lastOffset, batch.maxTimestamp, nowMs);
+    this.enqueueWrite(buffer.subarray(0, plan.sizeInBytes), last.lastOffset);
+    commitProducerState(this.producerState, plan, last.lastOffset + 1, this.onAbortedTxn);
+  }
+
+  /** Queues accepted bytes (already booked in the active segment), caches them, and advances the log end offset. */
   private enqueueWrite(bytes: Buffer, lastOffset: number): void {
     const position = this.active.size - bytes.length;
+    this.tailCache.append(position, bytes);
     this.writer.enqueue(bytes, position, lastOffset);
     this.logEndOffsetValue = lastOffset + 1;
     this.metrics.appends++;
@@ -438,19 +715,97 @@ export class Log {
     if (this.logEndOffsetValue - this.durableOffsetValue >= this.config.flushIntervalMessages) this.requestFlush(this.logEndOffsetValue);
   }
 
-  private newWriter(segment: Segment): SegmentWriter {
-    const writer = new BufferedSegmentWriter(segment.logFile.file, segment.size, {
+  private newBufferedWriter(segment: Segment): SegmentWriter {
+    const writer: BufferedSegmentWriter = new BufferedSegmentWriter(segment.logFile.file, segment.size, {
       onWritten: (position, lastOffset) => this.onWritten(segment, writer, position, lastOffset),
       onWriteError: (error) => this.fail(error),
     }, this.writerLimits);
     return writer;
   }
 
-  private onWritten(segment: Segment, writer: BufferedSegmentWriter, position: number, lastOffset: number): void {
+  /**
+   * Makes `segment` the one being written: the writer (direct per config,
+   * falling back to buffered), its reservation, the cache window. Pool work
+   * (opens a file, reads back a partial tail page).
+   */
+  private async activate(segment: Segment): Promise<void> {
+    this.writerReady = false;
+    this.writerWrites = 0;
+    let writer: SegmentWriter | null = null;
+    if (this.config.writeMode === 'direct') writer = await this.openDirectWriter(segment);
+    if (writer === null) {
+      writer = this.newBufferedWriter(segment);
+      this.activeMode = 'buffered';
+    } else {
+      this.activeMode = 'direct';
+      this.metrics.directSegments++;
+    }
+    this.writer = writer;
+    const file = this.directFile ?? segment.logFile.file;
+    const alignment = this.directFile === null ? BUFFERED_ALIGNMENT : this.io.directAlignment;
+    const capped = Math.ceil(this.config.segmentBytes / alignment) * alignment;
+    this.reservation = new SegmentReservation(this.io, file, segment.size, {
+      mode: this.config.preallocate ? DEFAULT_PREALLOCATE_MODE : 'none',
+      stepBytes: Math.max(alignment, Math.min(Math.floor(this.reservationStepBytes / alignment) * alignment, capped)),
+      segmentBytes: this.config.segmentBytes,
+      alignment,
+      dir: this.dir,
+      freeSpaceFloorBytes: this.config.minFreeBytes,
+    });
+    this.cacheBase = segment.baseOffset;
+    this.writerReady = true;
+  }
+
+  /** A direct writer over a new O_DIRECT handle, or null (fall back to buffered for this segment). */
+  private async openDirectWriter(segment: Segment): Promise<SegmentWriter | null> {
+    let file: IoFile;
+    try {
+      file = await this.io.open(Segment.path(this.dir, segment.baseOffset, 'log'), { direct: true });
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SEGLOG_ERR_IO_DIRECT_UNSUPPORTED') throw error;
+      this.metrics.directFallbacks++;
+      return null;
+    }
+    this.arena ??= new AlignedArena({ chunkBytes: MiB, chunkCount: 8 });
+    try {
+      const writer: DirectSegmentWriter = await DirectSegmentWriter.open(file, segment.size, {
+        onWritten: (position, lastOffset) => this.onWritten(segment, writer, position, lastOffset),
+        onWriteError: (error) => this.fail(error),
+      }, { arena: this.arena, alignment: this.io.directAlignment });
+      this.directFile = file;
+      return writer;
+    } catch (error) {
+      await file.close().catch(noop);
+      if ((error as { code?: unknown }).code !== 'SEGLOG_ERR_LOG_STAGING_EXHAUSTED') throw error;
+      this.metrics.directFallbacks++;
+      return null;
+    }
+  }
+
+  /**
+   * The active segment stops being written (roll, truncation, close): drain,
+   * close the writer (direct: trims the page padding, returns staging), trim
+   * the reservation to the logical end when asked, close the O_DIRECT handle.
+   */
+  private async deactivate(trim: boolean): Promise<void> {
+    this.writerReady = false;
+    const segment = this.active;
+    try {
+      await this.writer.close();
+      if (trim) await this.reservation.trim(segment.size);
+    } finally {
+      const file = this.directFile;
+      this.directFile = null;
+      if (file !== null) await file.close();
+    }
+  }
+
+  private onWritten(segment: Segment, writer: SegmentWriter & { readonly writes: number }, position: number, lastOffset: number): void {
     this.metrics.writes += writer.writes - this.writerWrites;
     this.writerWrites = writer.writes;
     segment.readablePosition = position;
     segment.readableNextOffset = lastOffset + 1;
+    if (segment.baseOffset === this.cacheBase) this.tailCache.markWritten(position);
     if (this.stateValue === 'offline') return;
     if (lastOffset + 1 > this.writtenOffsetValue) this.writtenOffsetValue = lastOffset + 1;
     this.writtenWaiters.releaseBelow(this.writtenOffsetValue);
@@ -474,14 +829,24 @@ export class Log {
     }
     assert(base > old.baseOffset, 'Log.roll: new base below the active segment');
     await this.writer.drain();
+    // Writer closed (direct: page padding trimmed), reservation trimmed to the logical end, then the indexes.
+    await this.deactivate(true);
     await old.onBecomeInactive();
+    // The sealed segment's trimmed indexes become durable now: its data may
+    // already be durable (no later flush covers it), and after a power loss
+    // an index below the recovery point is trusted, not rebuilt. Found by
+    // test/crash-points.test.ts (ENGINE BUG 2/2b).
+    await old.flushIndexes();
     // Kafka's roll: a producer snapshot at the new base (committed state only).
     if (base > this.producerState.mapEndOffset) this.producerState.updateMapEndOffset(base);
     await this.producerState.takeSnapshot();
     const segment = await Segment.create(this.io, this.dir, base, this.config, { nowMs, rollJitterMs: rollJitter(this.config, this.random) });
     this.segments.push(segment);
-    this.writerWrites = 0;
-    this.writer = this.newWriter(segment);
+    this.tailCache.roll(0);
+    this.cacheBase = segment.baseOffset;
+    await this.activate(segment);
+    // The first reservation step of the new segment (pool work: rolls run inside pooled appends).
+    await this.reservation.grow(1);
     this.dirDirty = true;
     this.metrics.rolls++;
     this.requestFlush(base);
@@ -537,7 +902,8 @@ export class Log {
     try {
       while (this.stateValue === 'open' && this.flushPaused === 0 && this.flushWanted()) {
         const target = this.writtenOffsetValue;
-        await this.syncRange(this.durableOffsetValue, target);
+        const from = this.durableOffsetValue;
+        await this.onPool(() => this.syncRange(from, target), Priority.flush);
         if (this.stateValue !== 'open') return;
         if (target > this.durableOffsetValue) this.durableOffsetValue = target;
         this.lastFlushMs = this.now();
@@ -617,12 +983,34 @@ export class Log {
   /**
    * Whole batches from the batch holding `offset`: at most maxBytes (the
    * first batch alone may exceed it), only batches below maxOffset (default
-   * and at most writtenOffset; read_committed: at most the high watermark),
-   * from one segment. offset == logEndOffset gives an empty plan; below
-   * logStartOffset or above logEndOffset is SEGLOG_ERR_LOG_OFFSET_OUT_OF_RANGE.
-   * Release the plan when done.
+   * and at most writtenOffset; read_committed: at most the last stable
+   * offset), from one segment. offset == logEndOffset gives an empty plan;
+   * below logStartOffset or above logEndOffset is
+   * SEGLOG_ERR_LOG_OFFSET_OUT_OF_RANGE. Served on the caller from the tail
+   * cache when it holds the floor entry and every following byte of the
+   * active segment (the promise is already resolved; parts are inline views
+   * that stay valid after truncation, roll and eviction), else on the pool
+   * from the file (file parts). Release the plan when done.
    */
-  async read(offset: number, maxBytes: number, options: ReadOptions = {}): Promise<FetchPlan> {
+  read(offset: number, maxBytes: number, options: ReadOptions = {}): Promise<FetchPlan> {
+    try {
+      const bound = this.readBound(offset, maxBytes, options);
+      const plan = this.readOnCaller(offset, maxBytes, bound, options);
+      if (plan !== null) return Promise.resolve(plan);
+      return this.onPool(() => this.readFromFile(offset, maxBytes, bound, options), Priority.read);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** The synchronous form of read: the plan when the caller can serve it, else null (read() goes to the pool). Throws read()'s errors. */
+  tryRead(offset: number, maxBytes: number, options: ReadOptions = {}): FetchPlan | null {
+    const bound = this.readBound(offset, maxBytes, options);
+    return this.readOnCaller(offset, maxBytes, bound, options);
+  }
+
+  /** Checks a read and returns the offset bound of its batches. */
+  private readBound(offset: number, maxBytes: number, options: ReadOptions): number {
     assert(Number.isSafeInteger(offset), 'Log.read: offset must be a safe integer');
     assert(Number.isSafeInteger(maxBytes) && maxBytes >= 0, 'Log.read: maxBytes must be a non-negative safe integer');
     if (this.stateValue === 'closed') throw logClosed(this.dir);
@@ -630,10 +1018,55 @@ export class Log {
       throw offsetOutOfRange(this.dir, offset, this.logStartOffsetValue, this.logEndOffsetValue, 'read');
     }
     let bound = Math.min(options.maxOffset ?? NEVER, this.writtenOffsetValue);
-    const committed = options.isolation === 'read_committed';
-    if (committed) bound = Math.min(bound, this.lastStableOffset);
-    if (offset >= bound) return this.emptyPlan(offset);
+    if (options.isolation === 'read_committed') bound = Math.min(bound, this.lastStableOffset);
+    return bound;
+  }
+
+  /** A read served from the tail cache (or an empty one), counted; null (counted with its reason) when it must go to the pool. */
+  private readOnCaller(offset: number, maxBytes: number, bound: number, options: ReadOptions): FetchPlan | null {
+    const counts = this.placement;
+    if (offset >= bound) {
+      counts.read.caller++;
+      return this.emptyPlan(offset);
+    }
+    const index = this.floorSegmentIndex(offset);
+    const segment = this.segments[index] as Segment;
+    let reason: PlacementReason | null = null;
+    let range: SegmentRange | null | 'miss' = 'miss';
+    if (index !== this.segments.length - 1) reason = 'sealed';
+    else if (!this.writerReady || this.cacheBase !== segment.baseOffset) reason = 'uncached';
+    else {
+      range = readRangeFromCache(segment, this.tailCache, this.tailHeader, { startOffset: offset, maxBytes, boundOffset: bound, minOneMessage: options.minOneMessage ?? true });
+      if (range === 'miss') reason = 'uncached';
+    }
+    if (reason !== null || range === 'miss') {
+      counts.read.pool++;
+      counts.reasons[reason ?? 'uncached']++;
+      return null;
+    }
+    counts.read.caller++;
+    if (range === null || range.length === 0) return this.emptyPlan(offset);
+    const views: Buffer[] = [];
+    const hit = this.tailCache.read(range.position, range.length, views);
+    assert(hit, 'Log.read: the tail cache lost a range it covered');
+    const parts: FetchPart[] = [];
+    for (const buffer of views) parts.push({ kind: 'inline', buffer });
+    return this.planOf(parts, range, offset, options.isolation === 'read_committed');
+  }
+
+  private planOf(parts: readonly FetchPart[], range: SegmentRange, offset: number, committed: boolean): FetchPlan {
+    return new FetchPlan({
+      parts, firstOffset: range.firstOffset, nextOffset: range.nextOffset, highWatermark: this.highWatermarkValue,
+      lastStableOffset: this.lastStableOffset, logStartOffset: this.logStartOffsetValue,
+      abortedTransactions: committed ? this.collectAbortedTxns(offset, range.nextOffset) : [],
+    });
+  }
+
+  /** The pool side of a read: the buffered handle, never past the written position. */
+  private async readFromFile(offset: number, maxBytes: number, bound: number, options: ReadOptions): Promise<FetchPlan> {
+    if (this.stateValue === 'closed') throw logClosed(this.dir);
     const minOne = options.minOneMessage ?? true;
+    const committed = options.isolation === 'read_committed';
     let segment: Segment | undefined = this.segments[this.floorSegmentIndex(offset)];
     while (segment !== undefined) {
       const file = segment.logFile.retain();
@@ -643,12 +1076,7 @@ export class Log {
         if (range !== null) {
           if (range.length === 0) return this.emptyPlan(offset);
           kept = true;
-          return new FetchPlan({
-            parts: [{ kind: 'file', file, position: range.position, length: range.length }],
-            firstOffset: range.firstOffset, nextOffset: range.nextOffset, highWatermark: this.highWatermarkValue,
-            lastStableOffset: this.lastStableOffset, logStartOffset: this.logStartOffsetValue,
-            abortedTransactions: committed ? this.collectAbortedTxns(offset, range.nextOffset) : [],
-          });
+          return this.planOf([{ kind: 'file', file, position: range.position, length: range.length }], range, offset, committed);
         }
       } finally {
         if (!kept) await file.release();
@@ -740,14 +1168,17 @@ export class Log {
     await this.pauseFlusher();
     try {
       await this.writer.drain();
+      await this.deactivate(false);
       const doomed = this.segments.filter((segment) => segment.baseOffset > offset);
       this.segments = this.segments.filter((segment) => segment.baseOffset <= offset);
       for (const segment of doomed) await this.deleteSegment(segment);
       const active = this.active;
       await active.truncateTo(offset, this.now());
       await active.resizeIndexes();
-      this.writerWrites = 0;
-      this.writer = this.newWriter(active);
+      // Lent cache bytes stay valid for their readers; the window keeps exactly the bytes below the cut.
+      if (doomed.length > 0) this.tailCache.roll(active.size);
+      else this.tailCache.truncate(active.size);
+      await this.activate(active);
       if (doomed.length > 0) await this.syncDir();
       this.setPositionsAfterTruncation(offset, Math.min(offset, active.nextOffset));
       await this.reloadProducerState(offset);
@@ -794,13 +1225,14 @@ export class Log {
     await this.pauseFlusher();
     try {
       await this.writer.drain();
+      await this.deactivate(false);
       const doomed = this.segments;
       this.segments = [];
       for (const segment of doomed) await this.deleteSegment(segment);
       const segment = await Segment.create(this.io, this.dir, offset, this.config, { nowMs: this.now(), rollJitterMs: rollJitter(this.config, this.random) });
       this.segments.push(segment);
-      this.writerWrites = 0;
-      this.writer = this.newWriter(segment);
+      this.tailCache.roll(0);
+      await this.activate(segment);
       await this.syncDir();
       await this.epochCache.clear();
       await this.producerState.truncateFullyAndStartAt(offset);
@@ -972,6 +1404,7 @@ export class Log {
 
   private async sealActiveForClose(): Promise<void> {
     const active = this.active;
+    await this.deactivate(true);
     active.timeIndex.maybeAppend(active.maxTimestampSoFar, active.offsetOfMaxTimestampSoFar, true);
     await active.offsetIndex.trim();
     await active.timeIndex.trim();
@@ -989,11 +1422,19 @@ export class Log {
     this.flushPaused++;
     if (this.flushing !== null) await this.flushing;
     if (this.stateValue === 'open') await this.writer.drain().catch(noop);
+    this.writerReady = false;
+    // Returns direct staging memory (after a failure too); the O_DIRECT handle goes with it.
+    await this.writer.close().catch(noop);
+    const directFile = this.directFile;
+    this.directFile = null;
+    if (directFile !== null) await directFile.close().catch(noop);
+    this.tailCache.close();
     this.stateValue = this.stateValue === 'offline' ? 'offline' : 'closed';
     const closed = logClosed(this.dir);
     this.writtenWaiters.rejectAll(closed);
     this.durableWaiters.rejectAll(closed);
     await Promise.allSettled([this.epochCache.flush(), ...this.segments.map((segment) => segment.close())]);
+    if (this.ownsPool) await this.pool.close();
     this.stateValue = 'closed';
   }
 
@@ -1030,10 +1471,16 @@ export class Log {
 
   /** Runs `op` after every mutation queued before it. */
   private mutation<T>(op: () => Promise<T>): Promise<T> {
+    this.pendingMutations++;
     const result = this.mutationTail.then(op);
-    this.mutationTail = result.then(noop, noop);
+    // Registered before the caller's continuation, so a caller that awaited this mutation sees it settled.
+    this.mutationTail = result.then(this.mutationDone, this.mutationDone);
     return result;
   }
+
+  private readonly mutationDone = (): void => {
+    this.pendingMutations--;
+  };
 
   private get active(): Segment {
     return this.segments[this.segments.length - 1] as Segment;

@@ -3,9 +3,11 @@
 // §7, §15, §16, §18, §20, §21).
 //
 // On-disk format: the .log file is a plain concatenation of record batches v2
-// (61-byte header, size = batchLength + 12), no file header, no padding. With
-// preallocation the file is ftruncated to segment.bytes at creation (the tail
-// reads as zeros) and trimmed to its logical size on roll and close.
+// (61-byte header, size = batchLength + 12), no file header, no padding. While
+// the segment is active the file may be longer than its logical end: the Log's
+// SegmentReservation reserves zeros ahead, and a direct writer pads its tail
+// page with zeros. Both are trimmed to the logical size on roll and close;
+// after a crash recovery stops at the first all-zero header.
 //
 // Invariants:
 // - size = the logical end: bytes accepted (assigned a position). Positions
@@ -148,7 +150,6 @@ export class Segment {
     const file = await io.open(Segment.path(dir, baseOffset, 'log'), { create: true, exclusive: true });
     const logFile = new SegmentFileRef(file);
     try {
-      if (config.preallocate) await file.allocate(0, config.segmentBytes, 'truncate');
       const indexOptions = { baseOffset, maxIndexBytes: config.segmentIndexBytes };
       const offsetIndex = await OffsetIndex.open(io, Segment.path(dir, baseOffset, 'index'), indexOptions);
       const timeIndex = await TimeIndex.open(io, Segment.path(dir, baseOffset, 'timeindex'), indexOptions);
@@ -157,7 +158,6 @@ export class Segment {
       const segment = new Segment(io, dir, baseOffset, config, {
         logFile, offsetIndex, timeIndex, txnIndex, size: 0, nowMs: options.nowMs, rollJitterMs: options.rollJitterMs, lastModifiedMs: options.nowMs,
       });
-      segment.preallocated = config.preallocate;
       return segment;
     } catch (error) {
       await logFile.release();
@@ -215,25 +215,35 @@ export class Segment {
   /**
    * For a trusted (cleanly closed) segment: the next offset and the max
    * timestamp, from the last index entries plus a header scan of what follows
-   * them; the time-roll reference from the first batch.
+   * them; the time-roll reference from the first batch. Returns false when
+   * the file does not hold whole batches up to its size (a torn or garbage
+   * tail written after the clean shutdown, or a malformed header): the
+   * caller must recover() the segment instead. Bad disk data is never an
+   * assertion.
    */
-  async loadState(): Promise<void> {
+  async loadState(): Promise<boolean> {
     const reader = new BatchHeaderReader(this.logFile.file);
     const lastTime = this.timeIndex.lastEntry();
     this.maxTimestampSoFar = lastTime.timestamp;
     this.offsetOfMaxTimestampSoFar = lastTime.offset;
     let position = Math.min(this.offsetIndex.lookup(Number.MAX_SAFE_INTEGER).position, this.offsetIndex.lookup(lastTime.offset).position);
-    if (await reader.read(0, this.size)) this.rollingBasedTimestamp = reader.maxTimestamp;
-    while (await reader.read(position, this.size)) {
-      if (reader.maxTimestamp > this.maxTimestampSoFar) {
-        this.maxTimestampSoFar = reader.maxTimestamp;
-        this.offsetOfMaxTimestampSoFar = reader.lastOffset;
+    try {
+      if (await reader.read(0, this.size)) this.rollingBasedTimestamp = reader.maxTimestamp;
+      while (await reader.read(position, this.size)) {
+        if (reader.maxTimestamp > this.maxTimestampSoFar) {
+          this.maxTimestampSoFar = reader.maxTimestamp;
+          this.offsetOfMaxTimestampSoFar = reader.lastOffset;
+        }
+        this.nextOffset = reader.lastOffset + 1;
+        position += reader.size;
       }
-      this.nextOffset = reader.lastOffset + 1;
-      position += reader.size;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SEGLOG_ERR_LOG_CORRUPTION') throw error;
+      return false;
     }
-    assert(position === this.size, 'Segment.loadState: the scan must end at the file size');
+    if (position !== this.size) return false;
     this.readableNextOffset = this.nextOffset;
+    return true;
   }
 
   /**

@@ -200,6 +200,29 @@ export class TailCache {
   }
 
   /**
+   * Copies [position, position+length) into `target` (at 0) without lending
+   * chunk memory (batch-header scans); false, copying nothing, unless the
+   * whole range is cached. Counts neither a hit nor a miss.
+   */
+  peek(position: number, length: number, target: Buffer): boolean {
+    assert(length <= target.length, 'TailCache.peek: target too small');
+    if (position < this.startValue || position + length > this.endValue || this.chunks.length === 0) return false;
+    let index = this.chunkIndex(position);
+    let at = position;
+    let out = 0;
+    while (out < length) {
+      const chunk = this.chunks[index] as CacheChunk;
+      const offset = at - chunk.start;
+      const n = Math.min(chunk.used - offset, length - out);
+      chunk.buffer.copy(target, out, offset, offset + n);
+      out += n;
+      at += n;
+      index++;
+    }
+    return true;
+  }
+
+  /**
    * Drops the oldest chunks whose bytes are all written until at least
    * `bytes` of chunk memory is freed or none is evictable. Returns the memory
    * freed. Pool work when asked by the budget.

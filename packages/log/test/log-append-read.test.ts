@@ -123,13 +123,14 @@ describe('Log roll', () => {
     expect((await io.readFile(segmentPath(0, '.timeindex'))).length).toBe(12);
   });
 
-  it('preallocates new .log files to segment.bytes and trims them on roll and close', async () => {
+  it('preallocates (zero-filled reservation steps, capped at segment.bytes rounded up to a page) and trims on roll and close', async () => {
     const io = await newIo();
     const size = producerBatch(1).length;
     const log = await openLog(io, config({ segmentBytes: 1000, preallocate: true }));
     for (let i = 0; i < 3; i++) await log.appendAsLeader(producerBatch(1), { leaderEpoch: 0 });
     await log.flush();
-    expect((await io.stat(segmentPath(0, '.log'))).size).toBe(1000);
+    expect((await io.stat(segmentPath(0, '.log'))).size).toBe(4096);
+    expect((await io.readFile(segmentPath(0, '.log'))).subarray(size * 3).every((b) => b === 0)).toBe(true);
     expect((await readAll(log)).length).toBe(3);
     await log.close();
     expect((await io.stat(segmentPath(0, '.log'))).size).toBe(size * 3);

@@ -78,3 +78,17 @@ export function blackholeRead(dir: string, offset: number): SeglogError {
     { kafka: 'KAFKA_STORAGE_ERROR', context: { dir, offset } },
   );
 }
+
+/**
+ * An append (or other mutation) refused at admission: the log's queue of
+ * pending mutations or the shared BlockingPool's queue is full. Nothing
+ * changed; retry later (Kafka clients retry KAFKA_STORAGE_ERROR).
+ */
+export function logQueueFull(dir: string, queue: 'log' | 'pool', context: Readonly<Record<string, unknown>>, cause?: unknown): SeglogError {
+  return new SeglogError('SEGLOG_ERR_LOG_QUEUE_FULL', `log ${dir}: the ${queue === 'log' ? "log's mutation queue" : 'blocking pool queue'} is full`, {
+    kafka: 'KAFKA_STORAGE_ERROR',
+    retriable: true,
+    context: { dir, queue, ...context },
+    cause,
+  });
+}

@@ -7,7 +7,11 @@
 //   compaction yet, so a `.swap` is never promoted); index files without a
 //   `.log` are removed; the directory is fsynced if anything was removed.
 // - Clean shutdown: no scan, except segments whose `.index` is missing or
-//   whose indexes fail the sanity check (those are recovered).
+//   whose indexes fail the sanity check (those are recovered), and segments
+//   whose .log does not end on a batch boundary (bytes appended after the
+//   clean close, a torn tail): those are recovered under the unclean rules —
+//   the invalid tail is cut when it lies at or beyond the recovery point,
+//   else SEGLOG_ERR_LOG_CORRUPTION (Kafka treats such a tail as not data).
 // - Unclean: every segment from floor(recoveryPoint) is recovered (CRC
 //   checked, indexes rebuilt, torn tail cut). When a segment loses bytes,
 //   every later segment is deleted.
@@ -135,8 +139,8 @@ function epochAssigner(cache: LeaderEpochCache, pending: Promise<boolean>[]): (b
   };
 }
 
-function checkRecovery(segment: Segment, result: SegmentRecovery, options: LoadOptions): void {
-  if (options.hadCleanShutdown || options.onCorruption === 'truncate') return;
+function checkRecovery(segment: Segment, result: SegmentRecovery, options: LoadOptions, trusted: boolean): void {
+  if (trusted || options.onCorruption === 'truncate') return;
   if (result.stop === 'end' || result.nextOffset >= options.recoveryPoint) return;
   throw logCorruption(Segment.path(segment.dir, segment.baseOffset, 'log'), `invalid batch (${result.stop}) below the recovery point`, {
     baseOffset: segment.baseOffset,
@@ -165,11 +169,13 @@ async function recoverSegments(io: Io, segments: Segment[], cache: LeaderEpochCa
   const rebuilt = new Set<Segment>();
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i] as Segment;
+    // A clean segment whose scan does not end at its file size is recovered as after an unclean stop.
+    let trusted = options.hadCleanShutdown;
     if (i < start && !needsRebuild(segment)) {
-      await segment.loadState();
-      continue;
+      if (await segment.loadState()) continue;
+      trusted = false;
     }
-    const result = await segment.recover(onBatch, (scanned) => checkRecovery(segment, scanned, options));
+    const result = await segment.recover(onBatch, (scanned) => checkRecovery(segment, scanned, options, trusted));
     recovered++;
     rebuilt.add(segment);
     if (i < segments.length - 1) {
@@ -177,7 +183,7 @@ async function recoverSegments(io: Io, segments: Segment[], cache: LeaderEpochCa
       await segment.timeIndex.trim();
       await segment.flushIndexes();
     }
-    if (result.truncatedBytes === 0) continue;
+    if (result.truncatedBytes === 0 && !gapFollows(segments, i, options, trusted)) continue;
     truncatedBytes += result.truncatedBytes;
     const later = segments.splice(i + 1);
     for (const doomed of later) {
@@ -188,6 +194,22 @@ async function recoverSegments(io: Io, segments: Segment[], cache: LeaderEpochCa
   }
   await Promise.all(pending);
   return { segments, rebuilt, recovered, truncatedBytes };
+}
+
+/**
+ * After an unclean stop, a later segment that does not start where this one
+ * ends, with the gap at or beyond the recovery point, follows a lost write:
+ * power loss dropped this segment's unsynced tail but kept the next file.
+ * Keeping it would leave a hole in the offsets (ENGINE BUG 3 in
+ * test/crash-points.test.ts), so it is cut like a torn tail. A follower's
+ * legitimate gap above the recovery point is cut too; it is not durable and
+ * is fetched again.
+ */
+function gapFollows(segments: readonly Segment[], i: number, options: LoadOptions, trusted: boolean): boolean {
+  if (trusted || i + 1 >= segments.length) return false;
+  const segment = segments[i] as Segment;
+  const next = segments[i + 1] as Segment;
+  return next.baseOffset > segment.nextOffset && segment.nextOffset >= options.recoveryPoint;
 }
 
 function checkEnd(segments: readonly Segment[], logEndOffset: number, options: LoadOptions): void {
@@ -217,10 +239,12 @@ async function openSegments(io: Io, dir: string, config: LogConfig, options: Loa
 
 /** Loads (and if needed recovers) the log in `dir`. */
 export async function loadLog(io: Io, dir: string, config: LogConfig, options: LoadOptions): Promise<LoadedLog> {
-  if (!(await io.exists(dir))) {
-    await io.mkdir(dir, { recursive: true });
-    await io.fsyncDir(dir.slice(0, Math.max(1, dir.lastIndexOf('/'))));
-  }
+  if (!(await io.exists(dir))) await io.mkdir(dir, { recursive: true });
+  // Always, not only after our own mkdir: a crash between an earlier open's
+  // mkdir and this fsync leaves the directory entry pending, and records
+  // acknowledged later would vanish on power loss (ENGINE BUG 1 in
+  // test/crash-points.test.ts).
+  await io.fsyncDir(dir.slice(0, Math.max(1, dir.lastIndexOf('/'))));
   let segments = await openSegments(io, dir, config, options);
   let outcome: RecoveryOutcome;
   let cache: LeaderEpochCache;

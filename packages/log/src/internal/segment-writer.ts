@@ -1,8 +1,9 @@
 // The write path's seam between Log and a segment's .log file. The Log
 // assigns each accepted batch its position (the segment's logical size) and
 // queues its bytes here; the writer puts them in the file and reports, in
-// order, how far the file is complete. A later issue adds a direct-I/O writer
-// (aligned staging chunks, tail page rewrites) behind the same interface.
+// order, how far the file is complete. DirectSegmentWriter
+// (direct-segment-writer.ts: aligned staging chunks, tail page rewrites) is the
+// O_DIRECT writer behind the same interface.
 //
 // Invariants of every SegmentWriter:
 // - enqueue() positions are contiguous: each starts where the previous ended
@@ -34,6 +35,12 @@ export interface SegmentWriter {
   drain(): Promise<void>;
   /** fdatasync of the file: makes durable every byte written before it started. */
   sync(): Promise<void>;
+  /** Whether `bytes` more can be queued now without exceeding the writer's bound (the Log's caller path). */
+  hasRoom(bytes: number): boolean;
+  /** Resolves when the writer's queue is below its bound again; rejects with the first write failure. */
+  whenRoom(): Promise<void>;
+  /** Drains and releases the writer's resources (the file stays open). Idempotent. */
+  close(): Promise<void>;
 }
 
 export interface BufferedWriterLimits {
@@ -41,9 +48,12 @@ export interface BufferedWriterLimits {
   readonly maxWriteBytes: number;
   /** Buffers one pwritev may carry (below IOV_MAX = 1024). */
   readonly maxIovecs: number;
+  /** Bytes queued but not yet written before hasRoom() says no (one larger batch is still accepted into an empty queue). Default 64 MiB. */
+  readonly maxQueuedBytes?: number;
 }
 
 export const DEFAULT_WRITER_LIMITS: BufferedWriterLimits = { maxWriteBytes: 1024 * 1024, maxIovecs: 256 };
+const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 
 interface DrainWaiter {
   readonly resolve: () => void;
@@ -72,6 +82,8 @@ export class BufferedSegmentWriter implements SegmentWriter {
   private failure: unknown;
   private failed: boolean;
   private readonly drainWaiters: DrainWaiter[];
+  private readonly roomWaiters: DrainWaiter[];
+  private readonly maxQueuedBytes: number;
   private readonly onDone: () => void;
   private readonly onFail: (error: unknown) => void;
   /** pwritev calls issued (metrics). */
@@ -96,6 +108,8 @@ export class BufferedSegmentWriter implements SegmentWriter {
     this.failure = undefined;
     this.failed = false;
     this.drainWaiters = [];
+    this.roomWaiters = [];
+    this.maxQueuedBytes = limits.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
     this.onDone = () => this.completed();
     this.onFail = (error: unknown) => this.failedWrite(error);
     this.writes = 0;
@@ -127,6 +141,22 @@ export class BufferedSegmentWriter implements SegmentWriter {
 
   sync(): Promise<void> {
     return this.file.fdatasync();
+  }
+
+  hasRoom(bytes: number): boolean {
+    if (this.failed) return false;
+    const queued = this.enqueuedPositionValue - this.writtenPositionValue;
+    return queued === 0 || queued + bytes <= this.maxQueuedBytes;
+  }
+
+  whenRoom(): Promise<void> {
+    if (this.failed) return Promise.reject(this.failure);
+    if (this.enqueuedPositionValue - this.writtenPositionValue < this.maxQueuedBytes) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => this.roomWaiters.push({ resolve, reject }));
+  }
+
+  close(): Promise<void> {
+    return this.drain();
   }
 
   private pump(): void {
@@ -165,6 +195,10 @@ export class BufferedSegmentWriter implements SegmentWriter {
       const waiters = this.drainWaiters.splice(0);
       for (const waiter of waiters) waiter.resolve();
     }
+    if (this.roomWaiters.length > 0 && this.enqueuedPositionValue - this.writtenPositionValue < this.maxQueuedBytes) {
+      const waiters = this.roomWaiters.splice(0);
+      for (const waiter of waiters) waiter.resolve();
+    }
     this.pump();
   }
 
@@ -174,7 +208,7 @@ export class BufferedSegmentWriter implements SegmentWriter {
     this.failure = error;
     this.iov.length = 0;
     this.listener.onWriteError(error);
-    const waiters = this.drainWaiters.splice(0);
+    const waiters = this.drainWaiters.splice(0).concat(this.roomWaiters.splice(0));
     for (const waiter of waiters) waiter.reject(error);
   }
 }
