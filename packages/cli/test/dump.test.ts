@@ -121,7 +121,8 @@ describe('seglog dump <.log> of the fixture batches', () => {
   it('reports a flipped payload byte as a CRC mismatch with both CRCs and goes on', async () => {
     const damaged = path.join(dir, 'damaged', '00000000000000000000.log');
     const bytes = readFileSync(logPath);
-    bytes[(positions[1] as number) + 70] ^= 0x01;
+    const at = (positions[1] as number) + 70;
+    bytes[at] = (bytes[at] as number) ^ 0x01;
     (await import('node:fs')).mkdirSync(path.dirname(damaged), { recursive: true });
     writeFileSync(damaged, bytes);
     const r = await runSeglog(['dump', damaged]);
@@ -161,7 +162,7 @@ describe('seglog dump of index, snapshot and checkpoint files', () => {
   it('prints a corrupt snapshot as one typed error line, exit 1', async () => {
     const file = path.join(dir, '00000000000000000003.snapshot');
     const bytes = Buffer.from(fixture.producerSnapshots[0]?.hex ?? '', 'hex');
-    bytes[20] ^= 0xff;
+    bytes[20] = (bytes[20] as number) ^ 0xff;
     writeFileSync(file, bytes);
     const r = await runSeglog(['dump', file]);
     expect(r.code).toBe(1);

@@ -22,7 +22,7 @@ import type { CliContext } from '../internal/cli-context.js';
 import { readOffsetCheckpoint } from '../internal/checkpoints.js';
 import { cliError, usageError } from '../internal/cli-error.js';
 import { Verifier } from '../internal/verifier.js';
-import { diffDirState, readDirState } from '../internal/dir-state.js';
+import { diffDirState, readDirState, restoreSmallFiles } from '../internal/dir-state.js';
 import type { DirState, FileChange } from '../internal/dir-state.js';
 import { resolveLogDirs } from '../internal/log-dirs.js';
 import type { LogDirs } from '../internal/log-dirs.js';
@@ -52,16 +52,36 @@ interface RecoveryRun {
 
 async function recoverDataDir(io: Io, dirs: LogDirs, onCorruption: CorruptionPolicy, config: LogConfig): Promise<RecoveryRun> {
   const marker = path.join(dirs.dataDir, FileNames.cleanShutdown);
-  if (await io.exists(marker)) {
+  const markerBytes = (await io.exists(marker)) ? await io.readFile(marker) : null;
+  if (markerBytes !== null) {
     await io.unlink(marker);
     await io.fsyncDir(dirs.dataDir);
   }
-  const manager = await LogManager.open(io, dirs.dataDir, { defaultConfig: config, onCorruption, checkpointIntervalMs: 0, minFreeBytes: 0 });
+  let manager: LogManager;
+  try {
+    manager = await LogManager.open(io, dirs.dataDir, { defaultConfig: config, onCorruption, checkpointIntervalMs: 0, minFreeBytes: 0 });
+  } catch (error) {
+    // The engine refused (e.g. damage below the recovery point): put back the marker we removed, so the
+    // directory is as clean or unclean as before we came.
+    if (markerBytes !== null) await restoreFile(io, marker, markerBytes);
+    throw error;
+  }
   const logEndOffsets = new Map<string, number>();
   for (const log of manager.logs()) logEndOffsets.set(FileNames.partitionDirName(log.topic, log.partition), log.logEndOffset);
   const notes = [...manager.notes, ...manager.skipped.map((s) => `skipped ${s.name}: ${s.reason}`)];
   await manager.close();
   return { logEndOffsets, notes };
+}
+
+async function restoreFile(io: Io, file: string, bytes: Buffer): Promise<void> {
+  const handle = await io.open(file, { create: true });
+  try {
+    await handle.pwrite(bytes, 0);
+    await handle.fsync();
+  } finally {
+    await handle.close();
+  }
+  await io.fsyncDir(path.dirname(file));
 }
 
 async function recoverPartitionDir(io: Io, dirs: LogDirs, onCorruption: CorruptionPolicy, config: LogConfig): Promise<RecoveryRun> {
@@ -112,7 +132,18 @@ async function states(io: Io, dirs: LogDirs): Promise<Map<string, DirState>> {
 
 async function recoverAndReport(ctx: CliContext, dirs: LogDirs, options: RecoverOptions): Promise<number> {
   const before = await states(ctx.io, dirs);
-  const run = dirs.kind === 'data' ? await recoverDataDir(ctx.io, dirs, options.onCorruption, options.config) : await recoverPartitionDir(ctx.io, dirs, options.onCorruption, options.config);
+  let run: RecoveryRun;
+  try {
+    run = dirs.kind === 'data' ? await recoverDataDir(ctx.io, dirs, options.onCorruption, options.config) : await recoverPartitionDir(ctx.io, dirs, options.onCorruption, options.config);
+  } catch (error) {
+    // The engine refused (SEGLOG_ERR_LOG_CORRUPTION) after resetting the indexes of the segment it was
+    // recovering; put back every index, snapshot and checkpoint so a refusal changes nothing.
+    for (const [name, state] of before) {
+      const dir = name === '.' ? dirs.dataDir : dirs.partitions.find((p) => p.name === name)?.dir;
+      if (dir !== undefined) await restoreSmallFiles(ctx.io, dir, state);
+    }
+    throw error;
+  }
   const after = await states(ctx.io, dirs);
   let cutBytes = 0;
   let cutSegments = 0;

@@ -7,6 +7,7 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { COMMON_OPTIONS } from '../command-spec.js';
 import type { CommandSpec } from '../command-spec.js';
@@ -36,7 +37,7 @@ function spawnBroker(argv: readonly string[]): Promise<number> {
     child.once('exit', (code, signal) => {
       process.off('SIGINT', forward);
       process.off('SIGTERM', forward);
-      resolve(code ?? (signal === null ? 1 : 128 + 1));
+      resolve(code ?? 128 + (signal === null ? 0 : (os.constants.signals[signal] ?? 0)));
     });
   });
 }

@@ -14,6 +14,8 @@ export interface FileState {
   readonly size: number;
   /** SHA-256 (hex) for files other than .log, else null. */
   readonly hash: string | null;
+  /** The bytes of files other than .log (to put them back if the engine refuses), else null. */
+  readonly bytes: Buffer | null;
 }
 
 /** File name → state, for one directory (not recursive). */
@@ -29,8 +31,8 @@ export async function readDirState(io: Io, dir: string): Promise<DirState> {
     const file = path.join(dir, name);
     const stat = await io.stat(file);
     if (!stat.isFile) continue;
-    const hash = name.endsWith('.log') ? null : createHash('sha256').update(await io.readFile(file)).digest('hex');
-    state.set(name, { size: stat.size, hash });
+    const bytes = name.endsWith('.log') ? null : await io.readFile(file);
+    state.set(name, { size: stat.size, hash: bytes === null ? null : createHash('sha256').update(bytes).digest('hex'), bytes });
   }
   return state;
 }
@@ -61,4 +63,28 @@ export function diffDirState(before: DirState, after: DirState): FileChange[] {
     }
   }
   return changes;
+}
+
+/**
+ * Puts back every file other than .log that differs from `before` (changed
+ * or deleted): used when the engine refused a recovery after it had already
+ * reset indexes it was about to rebuild. `.log` files are never touched here.
+ */
+export async function restoreSmallFiles(io: Io, dir: string, before: DirState): Promise<string[]> {
+  const now = await readDirState(io, dir);
+  const restored: string[] = [];
+  for (const [name, was] of before) {
+    if (was.bytes === null || now.get(name)?.hash === was.hash) continue;
+    const handle = await io.open(path.join(dir, name), { create: true });
+    try {
+      await handle.truncate(0);
+      if (was.bytes.length > 0) await handle.pwrite(was.bytes, 0);
+      await handle.fsync();
+    } finally {
+      await handle.close();
+    }
+    restored.push(name);
+  }
+  if (restored.length > 0) await io.fsyncDir(dir);
+  return restored;
 }
