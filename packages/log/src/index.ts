@@ -30,7 +30,12 @@ export type { FetchPart, FetchPlanFields, IsolationLevel } from './fetch-plan.js
 export { Segment } from './segment.js';
 export type { SegmentRecovery, SegmentRange, RecoveryStop, TimestampLookup } from './segment.js';
 export { Log, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './log.js';
-export type { LogOpenOptions, AppendResult, ReadOptions, LogState, LogMetrics, CorruptionPolicy, TxnMarkerOptions } from './log.js';
+export type {
+  LogOpenOptions, AppendResult, ReadOptions, LogState, LogMetrics, CorruptionPolicy, TxnMarkerOptions,
+  ActiveWriteMode, TailCacheOptionsForLog, PlacementMetrics, PlacementReasons, PlacementReason,
+} from './log.js';
+export { TailCache, TailCacheBudget } from './tail-cache.js';
+export type { TailCacheOptions, TailCacheBudgetOptions } from './tail-cache.js';
 export { BlackholeLog } from './blackhole-log.js';
 export type { BlackholeLogOptions, BlackholeMetrics } from './blackhole-log.js';
 export { ProducerStateManager, DEFAULT_PRODUCER_ID_EXPIRATION_MS } from './producer-state-manager.js';

@@ -31,14 +31,24 @@
 // Free space: a DiskGuard (internal/disk-guard.ts) checked by every Log
 // before it accepts an append; below the floor, SEGLOG_ERR_LOG_DISK_FULL
 // (retriable).
+//
+// Shared resources (ARCHITECTURE.md "Placement", "Tail cache"): one
+// BlockingPool for every log's pool work, one AlignedArena for direct-mode
+// staging (made when the first direct log opens), one TailCacheBudget whose
+// reclaim runs on the pool (Priority.eviction; inline if the pool is full).
+// placement() sums the logs' caller/pool counters.
 
 import { randomUUID } from 'node:crypto';
 import { assert, SeglogError } from '@seglog/common';
+import { AlignedArena, BlockingPool, Priority } from '@seglog/io';
 import type { Io, IoLock } from '@seglog/io';
 import { FileNames } from './file-names.js';
 import type { ParsedPartitionDirName } from './file-names.js';
 import { DiskGuard } from './internal/disk-guard.js';
 import { logClosed, logOffline } from './internal/log-errors.js';
+import { addPlacement, newPlacementMetrics } from './internal/placement.js';
+import type { PlacementMetrics } from './internal/placement.js';
+import { TailCacheBudget } from './tail-cache.js';
 import { Log } from './log.js';
 import type { CorruptionPolicy } from './log.js';
 import type { LogConfig } from './log-config.js';
@@ -64,6 +74,12 @@ export interface LogManagerOptions {
   readonly onCorruption?: CorruptionPolicy;
   /** Logs loaded at once during open. Default 2. */
   readonly loadConcurrency?: number;
+  /** The BlockingPool shared by every log. Default: concurrency 4, 4096 queued (64 reserved for flushes and rolls). */
+  readonly pool?: { readonly concurrency?: number; readonly maxQueued?: number; readonly reservedQueued?: number };
+  /** Direct-mode staging arena: chunk size (default 1 MiB) and count (default 64). */
+  readonly arena?: { readonly chunkBytes?: number; readonly chunkCount?: number };
+  /** Tail caches: per log (default 8 MiB) and for all logs together (default 256 MiB). */
+  readonly tailCache?: { readonly perLogBytes?: number; readonly totalBytes?: number; readonly chunkBytes?: number };
 }
 
 export type LogManagerState = 'open' | 'offline' | 'closed';
@@ -145,6 +161,13 @@ export class LogManager {
   private closing: Promise<void> | null;
   private readonly appendGuard: (bytes: number) => void;
   private readonly offlineHook: (cause: unknown) => void;
+  /** The pool every log's blocking work runs on. */
+  readonly pool: BlockingPool;
+  /** The tail-cache budget across logs (LRU between logs). */
+  readonly tailCacheBudget: TailCacheBudget;
+  private arena: AlignedArena | null;
+  private readonly arenaOptions: { readonly chunkBytes?: number; readonly chunkCount?: number };
+  private readonly tailCacheOptions: { readonly perLogBytes?: number; readonly chunkBytes?: number };
 
   private constructor(io: Io, dir: string, options: LogManagerOptions, lock: IoLock, start: StartState, guard: DiskGuard) {
     this.io = io;
@@ -171,6 +194,43 @@ export class LogManager {
     this.closing = null;
     this.appendGuard = (bytes) => this.checkAppend(bytes);
     this.offlineHook = (cause) => this.markOffline(cause);
+    const poolOptions = options.pool ?? {};
+    this.pool = new BlockingPool({
+      concurrency: poolOptions.concurrency ?? 4,
+      maxQueued: poolOptions.maxQueued ?? 4096,
+      reservedQueued: poolOptions.reservedQueued ?? 64,
+    });
+    this.tailCacheBudget = new TailCacheBudget({
+      maxBytes: options.tailCache?.totalBytes ?? 256 * 1024 * 1024,
+      onOverBudget: () => this.scheduleReclaim(),
+    });
+    this.arena = null;
+    this.arenaOptions = options.arena ?? {};
+    this.tailCacheOptions = options.tailCache ?? {};
+  }
+
+  /** Tail-cache eviction is pool work; when the pool is full it runs inline (it only drops references). */
+  private scheduleReclaim(): void {
+    const budget = this.tailCacheBudget;
+    if (!this.pool.hasRoom(Priority.eviction)) {
+      budget.reclaim();
+      return;
+    }
+    void this.pool.submit(async () => budget.reclaim(), Priority.eviction).catch(() => undefined);
+  }
+
+  /** Caller vs pool counts of every open log, summed. */
+  placement(): PlacementMetrics {
+    const total = newPlacementMetrics();
+    for (const log of this.logsByName.values()) addPlacement(total, log.placement);
+    return total;
+  }
+
+  /** The staging arena of direct-mode logs (made on first use). */
+  private arenaFor(config: LogConfig): AlignedArena | null {
+    if (config.writeMode !== 'direct') return this.arena;
+    this.arena ??= new AlignedArena({ chunkBytes: this.arenaOptions.chunkBytes ?? 1024 * 1024, chunkCount: this.arenaOptions.chunkCount ?? 64 });
+    return this.arena;
   }
 
   /**
@@ -379,12 +439,21 @@ export class LogManager {
   }
 
   private openLog(path: string, config: LogConfig, positions: { topic: string; partition: number; recoveryPoint: number; logStartOffset: number; hadCleanShutdown: boolean }): Promise<Log> {
+    const arena = this.arenaFor(config);
+    const cache = this.tailCacheOptions;
     return Log.open(this.io, path, config, {
       ...positions,
       now: this.now,
       onCorruption: this.onCorruption,
       beforeAppend: this.appendGuard,
       onOffline: this.offlineHook,
+      pool: this.pool,
+      ...(arena === null ? {} : { arena }),
+      tailCache: {
+        budget: this.tailCacheBudget,
+        ...(cache.perLogBytes === undefined ? {} : { maxBytes: cache.perLogBytes }),
+        ...(cache.chunkBytes === undefined ? {} : { chunkBytes: cache.chunkBytes }),
+      },
     });
   }
 
@@ -482,6 +551,7 @@ export class LogManager {
   private async closeHandles(): Promise<void> {
     this.stopCheckpointTimer();
     await Promise.allSettled(this.logs().map((log) => log.close()));
+    await this.pool.close();
     const lock = this.lock;
     this.lock = null;
     this.stateValue = 'closed';
