@@ -1300,11 +1300,15 @@ export class Log {
     await this.pauseFlusher();
     try {
       this.segments = this.segments.slice(deletable.length);
+      // One directory fsync per segment, oldest first: the deleted set is
+      // then always a prefix after a power loss. With one fsync at the end,
+      // any subset of the renames could survive, reviving an old segment
+      // beyond a hole that recovery must treat as a lost write.
       for (const segment of deletable) {
         await this.deleteSegment(segment);
         await this.producerState.deleteSnapshot(segment.baseOffset);
+        await this.syncDir();
       }
-      await this.syncDir();
     } finally {
       this.resumeFlusher();
     }
