@@ -1,5 +1,5 @@
-// The main job until the reference broker exists: a short tour of what
-// seglog does so far. It builds Kafka v2 record batches with every codec,
+// `pnpm demo`: a short tour of what the codec and the engine do, without
+// the broker. It builds Kafka v2 record batches with every codec,
 // validates them the way a leader validates a produce request, iterates their
 // records, patches offsets in place, restamps one to LogAppendTime, and shows
 // that damaged input is rejected with a typed error.
@@ -135,7 +135,7 @@ async function tourLog(): Promise<void> {
   }
 }
 
-out('seglog demo — the record codec and the log engine (the reference broker becomes the main job later)');
+out('seglog demo — the record codec and the log engine, without the broker (pnpm start runs the broker)');
 out(`native addon: ${capabilities.loaded ? `loaded (crc32c ${capabilities.crc32cHardware ? 'SSE4.2' : 'software'}, fallocate ${capabilities.fallocate}, sendfile ${capabilities.sendfile})` : `not loaded: ${capabilities.reason}`}\n`);
 tourCodecs();
 tourPatches();
