@@ -26,3 +26,8 @@ export {
   RECORD_BATCH_OVERHEAD, LOG_OVERHEAD, NO_PRODUCER_ID, NO_PRODUCER_EPOCH, NO_SEQUENCE,
   NO_PARTITION_LEADER_EPOCH, NO_TIMESTAMP,
 } from './internal/layout.js';
+export { BoundedBatchBuilder, CODEC_BOUND_EXCEEDED } from './bounded-batch-builder.js';
+export type { BoundedBatchBuilderOptions, SealOptions } from './bounded-batch-builder.js';
+export { mergeUnsent, toPendingBatches } from './merge-unsent.js';
+export type { MergeUnsentOptions, PendingBatch } from './merge-unsent.js';
+export { assignBaseSequence } from './assign-base-sequence.js';
