@@ -1,0 +1,127 @@
+// LoadOptions: what `runLoad` and `pnpm load` accept, with defaults and the
+// checks that turn a bad combination into SEGLOG_ERR_LOAD_USAGE before any
+// connection is opened. Names follow Kafka's producer settings where one
+// exists (lingerMs = linger.ms, batchBytes = batch.size, maxInFlight =
+// max.in.flight.requests.per.connection).
+
+import type { CodecName } from '@seglog/records';
+import type { Broker } from '../broker.js';
+import { LoadErrorCode, loadError } from './load-error.js';
+import { PAYLOAD_HEADER_BYTES } from './payload.js';
+
+/** Test-only: damage what the consume phase sees, to prove the checker fails. */
+export interface LoadCorruption {
+  readonly partition: number;
+  /** Offset relative to the partition's end offset before the run (0 = first record produced). */
+  readonly offset: number;
+  /**
+   * 'flip-payload-byte': one byte of that record's value is flipped after the CRC check;
+   * 'skip-offset': that record is dropped as if the fetch had not returned it;
+   * 'flip-batch-byte': one byte of the batch holding that record is flipped before the CRC check.
+   */
+  readonly kind: 'flip-payload-byte' | 'skip-offset' | 'flip-batch-byte';
+}
+
+export interface LoadOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly topic: string;
+  readonly partitions: number;
+  readonly producers: number;
+  /** Value size of every record (>= 12: the payload carries producer, partition, sequence). */
+  readonly recordBytes: number;
+  /** Stop after this many records in all (give records or durationMs, not both). */
+  readonly records: number | null;
+  readonly durationMs: number | null;
+  /** Target records/s over all producers; null = as fast as acknowledgements allow (closed loop). */
+  readonly rate: number | null;
+  readonly acks: -1 | 0 | 1;
+  readonly idempotent: boolean;
+  readonly compression: CodecName;
+  readonly lingerMs: number;
+  readonly batchBytes: number;
+  /** Produce requests in flight per connection (Kafka: at most 5 with idempotence). */
+  readonly maxInFlight: number;
+  /** CreateTopics first (an existing topic with enough partitions is accepted). */
+  readonly createTopic: boolean;
+  /** Consume everything back and check it. Skipped automatically for an in-process blackhole broker. */
+  readonly verify: boolean;
+  /** External broker: read its CPU from /proc/<pid>/stat. */
+  readonly brokerPid: number | null;
+  /** In-process broker: CPU by process.cpuUsage (broker and load client together); blackhole detection. */
+  readonly broker: Broker | null;
+  readonly requestTimeoutMs: number;
+  /** Hard bound on the produce phase; producers stop sending at it. */
+  readonly maxProduceMs: number;
+  /** Bound on the number of Fetch requests of the consume phase. */
+  readonly maxFetchRequests: number;
+  readonly partitionMaxBytes: number;
+  readonly clientId: string;
+  /** Violations kept in the report (all are counted). */
+  readonly maxViolationsReported: number;
+  readonly corruption: LoadCorruption | null;
+}
+
+export const LOAD_DEFAULTS: LoadOptions = Object.freeze({
+  host: '127.0.0.1',
+  port: 9092,
+  topic: 'seglog-load',
+  partitions: 16,
+  producers: 1,
+  recordBytes: 100,
+  records: null,
+  durationMs: null,
+  rate: null,
+  acks: -1,
+  idempotent: false,
+  compression: 'none',
+  lingerMs: 1,
+  batchBytes: 16_384,
+  maxInFlight: 5,
+  createTopic: false,
+  verify: true,
+  brokerPid: null,
+  broker: null,
+  requestTimeoutMs: 30_000,
+  maxProduceMs: 600_000,
+  maxFetchRequests: 100_000,
+  partitionMaxBytes: 1_048_576,
+  clientId: 'seglog-load',
+  maxViolationsReported: 100,
+  corruption: null,
+});
+
+function usage(message: string, context: Readonly<Record<string, unknown>> = {}): Error {
+  return loadError(LoadErrorCode.USAGE, message, context);
+}
+
+function positiveInt(name: string, value: number, max = Number.MAX_SAFE_INTEGER): void {
+  if (!Number.isSafeInteger(value) || value < 1 || value > max) throw usage(`${name} must be an integer in 1..${max}, got ${value}`, { [name]: value });
+}
+
+/** Defaults filled in and every rule checked (throws SEGLOG_ERR_LOAD_USAGE). */
+export function resolveLoadOptions(partial: Partial<LoadOptions>): LoadOptions {
+  const o: LoadOptions = { ...LOAD_DEFAULTS, ...partial };
+  positiveInt('partitions', o.partitions, 10_000);
+  positiveInt('producers', o.producers, 1000);
+  positiveInt('recordBytes', o.recordBytes, 64 * 1024 * 1024);
+  if (o.recordBytes < PAYLOAD_HEADER_BYTES) throw usage(`recordBytes must be at least ${PAYLOAD_HEADER_BYTES} (producer, partition, sequence)`);
+  if ((o.records === null) === (o.durationMs === null)) throw usage('give exactly one of records and durationMs');
+  if (o.records !== null) positiveInt('records', o.records);
+  if (o.durationMs !== null) positiveInt('durationMs', o.durationMs);
+  if (o.rate !== null && !(o.rate > 0 && Number.isFinite(o.rate))) throw usage(`rate must be a positive number, got ${o.rate}`);
+  if (o.acks !== -1 && o.acks !== 0 && o.acks !== 1) throw usage(`acks must be -1, 0 or 1, got ${String(o.acks)}`);
+  if (o.idempotent && o.acks !== -1) throw usage('idempotence needs acks=-1 (as Kafka requires acks=all)');
+  if (o.idempotent && o.maxInFlight > 5) throw usage('idempotence allows at most 5 requests in flight per connection');
+  positiveInt('maxInFlight', o.maxInFlight, 1000);
+  if (!Number.isInteger(o.lingerMs) || o.lingerMs < 0) throw usage(`lingerMs must be an integer >= 0, got ${o.lingerMs}`);
+  positiveInt('batchBytes', o.batchBytes, 64 * 1024 * 1024);
+  positiveInt('requestTimeoutMs', o.requestTimeoutMs);
+  positiveInt('maxProduceMs', o.maxProduceMs);
+  positiveInt('maxFetchRequests', o.maxFetchRequests);
+  positiveInt('partitionMaxBytes', o.partitionMaxBytes);
+  if (o.topic.length === 0 || o.topic.length > 249) throw usage('topic must be 1..249 characters');
+  if (!Number.isInteger(o.port) || o.port < 1 || o.port > 65535) throw usage(`port must be in 1..65535, got ${o.port}`);
+  if (o.brokerPid !== null) positiveInt('brokerPid', o.brokerPid);
+  return o;
+}

@@ -1,0 +1,119 @@
+// The load/diagnostic client (src/load) against an in-process broker on a
+// loopback port: the integrity checks pass for 100-byte records over 16
+// partitions with 1 and 3 idempotent producers (acks=-1) and with acks=0;
+// each deliberate corruption of what the consumer sees is reported (proof
+// the checker can fail); the blackhole broker gives the same produce offsets
+// and its fetch refusal is a typed result.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Broker } from '../src/index.js';
+import { LatencyRecorder } from '../src/load/latency-recorder.js';
+import { runLoad } from '../src/load/run-load.js';
+import type { LoadOptions } from '../src/load/load-options.js';
+
+const BASE: Partial<LoadOptions> = {
+  partitions: 16, recordBytes: 100, acks: -1, idempotent: true, createTopic: true, requestTimeoutMs: 10_000, maxProduceMs: 20_000,
+};
+
+describe('load client against an in-process broker', () => {
+  let dir: string;
+  let broker: Broker;
+  let topics = 0;
+  const topic = (): string => `load-${++topics}`;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'seglog-load-client-'));
+    broker = await Broker.start({ dataDir: dir, port: 0, log: () => undefined });
+  });
+
+  afterAll(async () => {
+    await broker.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.each([1, 3])('%i idempotent producer(s), acks=-1: everything acknowledged is consumed once, at its offset, intact', async (producers) => {
+    const report = await runLoad({ ...BASE, port: broker.port, topic: topic(), producers, records: 6000, broker });
+    expect(report.consume.kind).toBe('verified');
+    if (report.consume.kind !== 'verified') return;
+    expect(report.consume.violations).toEqual([]);
+    expect(report.consume.recordsConsumed).toBe(6000);
+    expect(report.produce.recordsAcknowledged).toBe(6000);
+    expect(report.ok).toBe(true);
+    expect(report.endOffsets.reduce((a, b) => a + b, 0)).toBe(6000);
+    expect(new Set(report.producerIds.map((p) => p.producerId)).size).toBe(producers);
+    expect(report.producerIds.every((p) => p.producerId >= 0)).toBe(true);
+    expect(report.produce.publishLatency.count).toBe(6000);
+    expect(report.produce.publishLatency.p99Ms).toBeGreaterThanOrEqual(report.produce.publishLatency.p50Ms);
+    expect(report.brokerCpu?.scope).toBe('process');
+  });
+
+  it('acks=0: every record present is one that was sent, once; none is acknowledged', async () => {
+    const report = await runLoad({ ...BASE, idempotent: false, acks: 0, port: broker.port, topic: topic(), producers: 2, records: 3000 });
+    expect(report.consume.kind).toBe('verified');
+    if (report.consume.kind !== 'verified') return;
+    expect(report.consume.violations).toEqual([]);
+    expect(report.produce.recordsAcknowledged).toBe(0);
+    expect(report.consume.unacknowledgedPresent + report.consume.uncertainMissing).toBe(3000);
+  });
+
+  it('a second run on the same topic checks only its own records (starts at the end offsets)', async () => {
+    const name = topic();
+    await runLoad({ ...BASE, port: broker.port, topic: name, records: 1000 });
+    const report = await runLoad({ ...BASE, port: broker.port, topic: name, records: 1000 });
+    expect(report.startOffsets.reduce((a, b) => a + b, 0)).toBe(1000);
+    expect(report.integrityOk).toBe(true);
+  });
+
+  it.each([
+    ['flip-payload-byte', /payload differs from producer 0 sequence \d+ at byte 99/],
+    ['skip-offset', /acknowledged record at offset 7 .* was not consumed/],
+    ['flip-batch-byte', /bad CRC-32C/],
+  ] as const)('a corrupted consume (%s) is reported as a violation', async (kind, pattern) => {
+    const report = await runLoad({ ...BASE, port: broker.port, topic: topic(), records: 2000, corruption: { partition: 3, offset: 7, kind } });
+    expect(report.integrityOk).toBe(false);
+    expect(report.ok).toBe(false);
+    if (report.consume.kind !== 'verified') throw new Error(`consume ${report.consume.kind}`);
+    expect(report.consume.violationCount).toBeGreaterThan(0);
+    expect(report.consume.violations.some((v) => pattern.test(v))).toBe(true);
+    expect(report.consume.violations.every((v) => v.startsWith('partition 3:'))).toBe(true);
+  });
+
+  it('the blackhole broker acknowledges the same offsets; its fetch refusal is a typed result', async () => {
+    const options: Partial<LoadOptions> = { ...BASE, topic: 'same', producers: 1, records: 5000 };
+    const real = await runLoad({ ...options, port: broker.port });
+    const hole = await Broker.start({ blackhole: true, port: 0, log: () => undefined });
+    try {
+      const refused = await runLoad({ ...options, port: hole.port });
+      expect(refused.consume).toMatchObject({ kind: 'fetch-refused', errorName: 'KAFKA_STORAGE_ERROR', errorCode: 56, partitions: 16 });
+      expect(refused.ok).toBe(true);
+      expect(refused.ackedBatches).toEqual(real.ackedBatches);
+      expect(refused.endOffsets).toEqual(real.endOffsets);
+      const skipped = await runLoad({ ...options, topic: 'same-2', port: hole.port, broker: hole });
+      expect(skipped.consume).toEqual({ kind: 'skipped', reason: 'blackhole' });
+    } finally {
+      await hole.stop();
+    }
+  });
+
+  it('usage errors are typed before any connection', async () => {
+    await expect(runLoad({ ...BASE, port: broker.port, records: 10, acks: 1 })).rejects.toMatchObject({ code: 'SEGLOG_ERR_LOAD_USAGE' });
+    await expect(runLoad({ ...BASE, port: broker.port })).rejects.toMatchObject({ code: 'SEGLOG_ERR_LOAD_USAGE' });
+    await expect(runLoad({ ...BASE, port: broker.port, topic: 'missing-topic', createTopic: false, records: 10 }))
+      .rejects.toMatchObject({ code: 'SEGLOG_ERR_LOAD_SETUP' });
+  });
+});
+
+describe('LatencyRecorder', () => {
+  it('weights each batch sample by its records', () => {
+    const r = new LatencyRecorder(2);
+    r.record(1, 98);
+    r.record(50, 1);
+    r.record(100, 1);
+    const s = r.summary();
+    expect(s).toMatchObject({ count: 100, samples: 3, p50Ms: 1, p99Ms: 50, p999Ms: 100, maxMs: 100 });
+    expect(s.meanMs).toBeCloseTo((98 + 50 + 100) / 100);
+  });
+});
