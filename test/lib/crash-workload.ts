@@ -19,9 +19,9 @@
 // fsynced), and the log start offset a checkpoint would hold.
 
 import { isIoError } from '@seglog/io';
-import type { SimIo } from '@seglog/io';
+import type { AlignedArena, SimIo } from '@seglog/io';
 import { Log, LogConfig } from '@seglog/log';
-import type { AppendResult } from '@seglog/log';
+import type { AppendResult, WriteMode } from '@seglog/log';
 import { expectedBatchAt, producerBatchAt, recordCountAt, T0 } from './expected-log.js';
 import type { Expectation } from './log-checker.js';
 
@@ -31,8 +31,15 @@ export const TOPIC = 'crash';
 export const NOW = T0 + 3_600_000;
 const now = (): number => NOW;
 
-export function crashConfig(): LogConfig {
+/** How the workload's log is opened (reliability suite: direct write mode with a shared staging arena). */
+export interface WorkloadOptions {
+  readonly writeMode?: WriteMode;
+  readonly arena?: AlignedArena;
+}
+
+export function crashConfig(options: WorkloadOptions = {}): LogConfig {
   return new LogConfig({
+    writeMode: options.writeMode ?? 'buffered',
     segmentBytes: 1024,
     indexIntervalBytes: 128,
     segmentIndexBytes: 1024,
@@ -42,8 +49,9 @@ export function crashConfig(): LogConfig {
   });
 }
 
-export function openLog(io: SimIo, options: { recoveryPoint: number; logStartOffset: number; hadCleanShutdown: boolean }): Promise<Log> {
-  return Log.open(io, DIR, crashConfig(), { topic: TOPIC, partition: 0, now, ...options });
+export function openLog(io: SimIo, options: { recoveryPoint: number; logStartOffset: number; hadCleanShutdown: boolean }, workload: WorkloadOptions = {}): Promise<Log> {
+  const arena = workload.arena === undefined ? {} : { arena: workload.arena };
+  return Log.open(io, DIR, crashConfig(workload), { topic: TOPIC, partition: 0, now, ...arena, ...options });
 }
 
 /** What the harness knows, outside the system under test. */
@@ -119,7 +127,12 @@ async function settle<T>(promises: readonly Promise<T>[]): Promise<T[]> {
 export class CrashWorkload {
   private log: Log | null = null;
 
-  constructor(readonly io: SimIo, readonly ledger: Ledger) {}
+  constructor(readonly io: SimIo, readonly ledger: Ledger, readonly options: WorkloadOptions = {}) {}
+
+  /** The log the workload has open (after a fault: the offline log, for the fault suite's checks). */
+  get current(): Log | null {
+    return this.log;
+  }
 
   /** Runs to the end or to the crash; 'crashed' when the machine halted. Other errors propagate. */
   async run(): Promise<'completed' | 'crashed'> {
@@ -204,7 +217,7 @@ export class CrashWorkload {
   }
 
   private async steps(): Promise<void> {
-    this.log = await openLog(this.io, { recoveryPoint: 0, logStartOffset: 0, hadCleanShutdown: false });
+    this.log = await openLog(this.io, { recoveryPoint: 0, logStartOffset: 0, hadCleanShutdown: false }, this.options);
     this.ledger.steps.push('open');
     // Epoch 0: three appends in flight, then a durable wait on the last.
     await this.step('3 appends, durable', () => this.appendThenDurable(3, 0));
@@ -225,7 +238,7 @@ export class CrashWorkload {
       await settle<unknown>([...appends, ...waits]);
     });
     await this.closeLog();
-    this.log = await openLog(this.io, { recoveryPoint: this.ledger.next, logStartOffset: this.ledger.checkpointLogStart, hadCleanShutdown: true });
+    this.log = await openLog(this.io, { recoveryPoint: this.ledger.next, logStartOffset: this.ledger.checkpointLogStart, hadCleanShutdown: true }, this.options);
     this.ledger.steps.push('reopen (clean)');
     // Epoch 3 after the clean reopen.
     await this.step('4 appends epoch 3, durable', () => this.appendThenDurable(4, 3));
