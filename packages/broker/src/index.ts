@@ -13,3 +13,5 @@ export type { LoadOptions, LoadCorruption } from './load/load-options.js';
 export type { ConsumeResult } from './load/load-consumer.js';
 export type { LatencySummary } from './load/latency-recorder.js';
 export { LoadErrorCode } from './load/load-error.js';
+export { parseLoadArgs, LOAD_USAGE } from './load/load-args.js';
+export { formatReport } from './load/format-report.js';

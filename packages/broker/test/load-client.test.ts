@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Broker } from '../src/index.js';
+import { Broker, formatReport, parseLoadArgs } from '../src/index.js';
 import { LatencyRecorder } from '../src/load/latency-recorder.js';
 import { runLoad } from '../src/load/run-load.js';
 import type { LoadOptions } from '../src/load/load-options.js';
@@ -79,6 +79,7 @@ describe('load client against an in-process broker', () => {
     expect(report.consume.violationCount).toBeGreaterThan(0);
     expect(report.consume.violations.some((v) => pattern.test(v))).toBe(true);
     expect(report.consume.violations.every((v) => v.startsWith('partition 3:'))).toBe(true);
+    expect(formatReport(report)).toMatch(/integrity VIOLATIONS: \d+\n  violation: partition 3:[^]*result    FAILED \(integrity violations\)$/);
   });
 
   it('the blackhole broker acknowledges the same offsets; its fetch refusal is a typed result', async () => {
@@ -91,6 +92,7 @@ describe('load client against an in-process broker', () => {
       expect(refused.ok).toBe(true);
       expect(refused.ackedBatches).toEqual(real.ackedBatches);
       expect(refused.endOffsets).toEqual(real.endOffsets);
+      expect(formatReport(refused)).toContain('fetch refused by the broker: KAFKA_STORAGE_ERROR (56) on all 16 partitions; nothing verified');
       const skipped = await runLoad({ ...options, topic: 'same-2', port: hole.port, broker: hole });
       expect(skipped.consume).toEqual({ kind: 'skipped', reason: 'blackhole' });
     } finally {
@@ -98,11 +100,38 @@ describe('load client against an in-process broker', () => {
     }
   });
 
+  it('--duration-ms with --rate paces the producers and lingers partial batches out', async () => {
+    const report = await runLoad({ ...BASE, port: broker.port, topic: topic(), producers: 2, durationMs: 400, rate: 5000, lingerMs: 5 });
+    expect(report.produce.recordsSent).toBeGreaterThan(1000);
+    expect(report.produce.recordsSent).toBeLessThan(2600);
+    expect(report.produce.recordsPerBatch).toBeLessThan(50); // paced: batches close by linger, not by size
+    expect(report.ok).toBe(true);
+  });
+
   it('usage errors are typed before any connection', async () => {
     await expect(runLoad({ ...BASE, port: broker.port, records: 10, acks: 1 })).rejects.toMatchObject({ code: 'SEGLOG_ERR_LOAD_USAGE' });
     await expect(runLoad({ ...BASE, port: broker.port })).rejects.toMatchObject({ code: 'SEGLOG_ERR_LOAD_USAGE' });
     await expect(runLoad({ ...BASE, port: broker.port, topic: 'missing-topic', createTopic: false, records: 10 }))
       .rejects.toMatchObject({ code: 'SEGLOG_ERR_LOAD_SETUP' });
+  });
+});
+
+describe('pnpm load arguments', () => {
+  it('parses the documented options, including --acks -1 after pnpm\'s --', () => {
+    const parsed = parseLoadArgs(['--', '--bootstrap', '127.0.0.1:9093', '--topic', 'T', '--partitions', '16', '--producers', '3',
+      '--record-bytes', '100', '--records', '1000', '--acks', '-1', '--idempotent', '--compression', 'zstd', '--linger-ms', '0',
+      '--batch-bytes', '65536', '--create-topic', '--no-verify', '--json']);
+    expect(parsed).toEqual({
+      json: true,
+      options: {
+        host: '127.0.0.1', port: 9093, topic: 'T', partitions: 16, producers: 3, recordBytes: 100, records: 1000, acks: -1,
+        idempotent: true, compression: 'zstd', lingerMs: 0, batchBytes: 65536, createTopic: true, verify: false,
+      },
+    });
+    expect(parseLoadArgs(['--help'])).toBe('help');
+    expect(() => parseLoadArgs(['--acks', '2'])).toThrow(/--acks must be/);
+    expect(() => parseLoadArgs(['--compression', 'brotli'])).toThrow(expect.objectContaining({ code: 'SEGLOG_ERR_LOAD_USAGE' }));
+    expect(() => parseLoadArgs(['--bogus'])).toThrow(expect.objectContaining({ code: 'SEGLOG_ERR_LOAD_USAGE' }));
   });
 });
 

@@ -1,7 +1,8 @@
 // The consume phase: Fetch from the start offset of every partition until
 // its end offset (the high watermark after the produce phase), feeding each
 // whole batch to the LoadChecker. Bounded: at most maxFetchRequests requests,
-// and it stops after 20 consecutive rounds without progress. A broker that
+// and it stops after 20 consecutive rounds without progress; a partition
+// whose fetch fails is reported once and not fetched again. A broker that
 // refuses every partition's first fetch with one error code (the blackhole
 // broker answers KAFKA_STORAGE_ERROR) gives the typed result
 // 'fetch-refused', not a violation and not a crash.
@@ -59,10 +60,11 @@ export async function consumeAndCheck(setup: ConsumeSetup, checker: LoadChecker)
   let fetchRequests = 0;
   let bytesConsumed = 0;
   let stalled = 0;
+  const failed = new Set<number>(); // partitions whose fetch failed: reported once, not fetched again
   while (fetchRequests < setup.maxFetchRequests) {
     const partitions: FetchPartition[] = [];
     for (let p = 0; p < next.length; p++) {
-      if ((next[p] as number) >= (setup.endOffsets[p] as number)) continue;
+      if ((next[p] as number) >= (setup.endOffsets[p] as number) || failed.has(p)) continue;
       partitions.push({
         partition: p, currentLeaderEpoch: -1, fetchOffset: next[p] as number, lastFetchedEpoch: -1, logStartOffset: -1,
         partitionMaxBytes: setup.partitionMaxBytes,
@@ -74,7 +76,7 @@ export async function consumeAndCheck(setup: ConsumeSetup, checker: LoadChecker)
     const refused = refusal(response, partitions.length, fetchRequests);
     if (refused !== null) return refused;
     const before = next.reduce((a, b) => a + b, 0);
-    bytesConsumed += absorb(response, checker);
+    bytesConsumed += absorb(response, checker, failed);
     stalled = next.reduce((a, b) => a + b, 0) === before ? stalled + 1 : 0;
     if (stalled >= STALL_ROUNDS_MAX) {
       checker.violation(`consume: no progress in ${STALL_ROUNDS_MAX} fetch rounds (offsets ${next.join(',')}, end ${setup.endOffsets.join(',')})`);
@@ -100,11 +102,12 @@ function refusal(response: FetchResponse, asked: number, fetchRequests: number):
 }
 
 /** Feeds every batch of the response to the checker; partition errors after the first round are violations. */
-function absorb(response: FetchResponse, checker: LoadChecker): number {
+function absorb(response: FetchResponse, checker: LoadChecker, failed: Set<number>): number {
   let bytes = 0;
   for (const topic of response.responses) {
     for (const part of topic.partitions) {
       if (part.errorCode !== 0) {
+        failed.add(part.partitionIndex);
         checker.violation(`partition ${part.partitionIndex}: fetch at offset ${checker.nextOffsets[part.partitionIndex]} failed with ${kafkaErrorName(part.errorCode)} (${part.errorCode})`);
         continue;
       }

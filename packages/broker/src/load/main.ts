@@ -4,116 +4,17 @@
 // acknowledged, or an operating error, 2 usage.
 
 import { isSeglogError } from '@seglog/common';
-import type { CodecName } from '@seglog/records';
-import { parseArgs } from 'node:util';
 import { formatReport } from './format-report.js';
-import { LoadErrorCode, loadError } from './load-error.js';
-import type { LoadOptions } from './load-options.js';
+import { LOAD_USAGE, parseLoadArgs } from './load-args.js';
+import { LoadErrorCode } from './load-error.js';
 import { runLoad } from './run-load.js';
-
-const USAGE = `usage: pnpm load [--] --topic T (--records N | --duration-ms D) [options]
-  --bootstrap HOST:PORT      broker (default 127.0.0.1:9092; loopback)
-  --topic T                  topic (default seglog-load)
-  --partitions N             partitions used, round-robin (default 16)
-  --producers P              producer connections (default 1)
-  --record-bytes B           value bytes per record, >= 12 (default 100)
-  --records N                records in all, spread over the producers
-  --duration-ms D            or: produce for D ms
-  --rate R                   records/s over all producers (default: closed loop, as fast as acks allow)
-  --acks 1|-1|0              (default -1)
-  --idempotent               InitProducerId per producer, sequences per partition (needs acks=-1)
-  --compression C            none|gzip|snappy|lz4|zstd (default none)
-  --linger-ms L              linger.ms (default 1)
-  --batch-bytes B            batch.size (default 16384)
-  --max-in-flight N          produce requests in flight per connection (default 5)
-  --create-topic             CreateTopics first (an existing topic is accepted)
-  --no-verify                skip the consume-and-check phase
-  --broker-pid PID           measure the broker's CPU from /proc/PID/stat
-  --request-timeout-ms MS    per request (default 30000)
-  --json                     print the report as JSON
-  --help`;
-
-function int(name: string, value: string | undefined, min: number): number | undefined {
-  if (value === undefined) return undefined;
-  const x = Number(value);
-  if (!Number.isSafeInteger(x) || x < min) throw loadError(LoadErrorCode.USAGE, `--${name} must be an integer >= ${min}, got '${value}'`);
-  return x;
-}
-
-const CODECS: readonly string[] = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
-
-export function parseLoadArgs(argv: readonly string[]): { options: Partial<LoadOptions>; json: boolean } | 'help' {
-  const raw = argv[0] === '--' ? argv.slice(1) : [...argv];
-  // node's parseArgs takes '-1' after '--acks' for an option; join it as '--acks=-1'.
-  const args: string[] = [];
-  for (let i = 0; i < raw.length; i++) {
-    const next = raw[i + 1];
-    if (raw[i] === '--acks' && next !== undefined && /^-\d+$/.test(next)) {
-      args.push(`--acks=${next}`);
-      i++;
-    } else {
-      args.push(raw[i] as string);
-    }
-  }
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args, strict: true, allowPositionals: false,
-      options: {
-        bootstrap: { type: 'string' }, topic: { type: 'string' }, partitions: { type: 'string' }, producers: { type: 'string' },
-        'record-bytes': { type: 'string' }, records: { type: 'string' }, 'duration-ms': { type: 'string' }, rate: { type: 'string' },
-        acks: { type: 'string' }, idempotent: { type: 'boolean' }, compression: { type: 'string' }, 'linger-ms': { type: 'string' },
-        'batch-bytes': { type: 'string' }, 'max-in-flight': { type: 'string' }, 'create-topic': { type: 'boolean' },
-        'no-verify': { type: 'boolean' }, 'broker-pid': { type: 'string' }, 'request-timeout-ms': { type: 'string' },
-        json: { type: 'boolean' }, help: { type: 'boolean' },
-      },
-    }));
-  } catch (error) {
-    throw loadError(LoadErrorCode.USAGE, (error as Error).message);
-  }
-  if (values.help === true) return 'help';
-  const o: { -readonly [K in keyof LoadOptions]?: LoadOptions[K] } = {};
-  if (values.bootstrap !== undefined) {
-    const m = /^([^:]+):(\d+)$/.exec(values.bootstrap);
-    if (m === null) throw loadError(LoadErrorCode.USAGE, `--bootstrap must be HOST:PORT, got '${values.bootstrap}'`);
-    o.host = m[1] as string;
-    o.port = Number(m[2]);
-  }
-  if (values.topic !== undefined) o.topic = values.topic;
-  const set = <K extends keyof LoadOptions>(key: K, value: LoadOptions[K] | undefined): void => {
-    if (value !== undefined) o[key] = value;
-  };
-  set('partitions', int('partitions', values.partitions, 1));
-  set('producers', int('producers', values.producers, 1));
-  set('recordBytes', int('record-bytes', values['record-bytes'], 1));
-  set('records', int('records', values.records, 1));
-  set('durationMs', int('duration-ms', values['duration-ms'], 1));
-  set('lingerMs', int('linger-ms', values['linger-ms'], 0));
-  set('batchBytes', int('batch-bytes', values['batch-bytes'], 1));
-  set('maxInFlight', int('max-in-flight', values['max-in-flight'], 1));
-  set('brokerPid', int('broker-pid', values['broker-pid'], 1));
-  set('requestTimeoutMs', int('request-timeout-ms', values['request-timeout-ms'], 1));
-  if (values.rate !== undefined) o.rate = Number(values.rate);
-  if (values.acks !== undefined) {
-    if (values.acks !== '-1' && values.acks !== '0' && values.acks !== '1' && values.acks !== 'all') throw loadError(LoadErrorCode.USAGE, `--acks must be 1, -1 (all) or 0, got '${values.acks}'`);
-    o.acks = values.acks === 'all' ? -1 : (Number(values.acks) as -1 | 0 | 1);
-  }
-  if (values.compression !== undefined) {
-    if (!CODECS.includes(values.compression)) throw loadError(LoadErrorCode.USAGE, `--compression must be one of ${CODECS.join(', ')}`);
-    o.compression = values.compression as CodecName;
-  }
-  if (values.idempotent === true) o.idempotent = true;
-  if (values['create-topic'] === true) o.createTopic = true;
-  if (values['no-verify'] === true) o.verify = false;
-  return { options: o, json: values.json === true };
-}
 
 async function main(): Promise<void> {
   let parsed: ReturnType<typeof parseLoadArgs>;
   try {
     parsed = parseLoadArgs(process.argv.slice(2));
     if (parsed === 'help') {
-      process.stdout.write(`${USAGE}\n`);
+      process.stdout.write(`${LOAD_USAGE}\n`);
       return;
     }
     const report = await runLoad(parsed.options);
@@ -122,7 +23,7 @@ async function main(): Promise<void> {
   } catch (error) {
     if (!isSeglogError(error)) throw error;
     const usage = error.code === LoadErrorCode.USAGE;
-    process.stderr.write(`seglog load: ${error.code}: ${error.message}\n${usage ? `${USAGE}\n` : ''}`);
+    process.stderr.write(`seglog load: ${error.code}: ${error.message}\n${usage ? `${LOAD_USAGE}\n` : ''}`);
     process.exitCode = usage ? 2 : 1;
   }
 }
