@@ -55,8 +55,17 @@ export class GzipStream implements StreamCompressor {
     this.inputBytes = 0;
   }
 
+  /**
+   * Worst case = committed + a sync-flushed segment of the pending bytes
+   * (deflateBound + the flush marker) + a final segment (deflateBound(0),
+   * really `03 00`) + trailer. Charging the pending bytes as a flushed
+   * segment plus an empty final one (not as one final segment) keeps the
+   * bound monotone: bound(0) after flush(k) <= bound(k) before it, so a
+   * batch that fitted before a measuring flush still fits after it.
+   */
   bound(pendingBytes: number): number {
-    return this.outputBytes + rawDeflateBound(pendingBytes) + SYNC_FLUSH_BYTES + TRAILER_BYTES;
+    const segment = pendingBytes === 0 ? 0 : rawDeflateBound(pendingBytes) + SYNC_FLUSH_BYTES;
+    return this.outputBytes + segment + rawDeflateBound(0) + TRAILER_BYTES;
   }
 
   flush(input: Uint8Array): void {
@@ -86,7 +95,10 @@ export class GzipStream implements StreamCompressor {
     const output = zlib.deflateRawSync(input, options);
     this.chunks.push(output);
     this.outputBytes += output.length;
-    this.crc = zlib.crc32(input, this.crc);
+    // Never call crc32 on empty input: an empty buffer may have a NULL data
+    // pointer, and zlib's crc32(crc, NULL, 0) returns 0, not crc (seen on
+    // Node 20.20 after deflateRawSync of Buffer.alloc(0)).
+    if (input.length > 0) this.crc = zlib.crc32(input, this.crc);
     this.inputBytes += input.length;
     this.slide(input);
   }

@@ -6,8 +6,7 @@
 // readers decode it with the streaming decoder; the window is the level's
 // (level 3: 2 MiB), under the 8 MiB floor our decoder accepts.
 // Worst case per segment: raw blocks (3-byte header per <= 128 KiB) plus the
-// frame header (<= 18 bytes) once and a last empty block (3 bytes); the
-// bound below uses ZSTD_compressBound + 32, which covers that.
+// frame header (<= 18 bytes) once and a last empty block (3 bytes).
 // CCtx objects are pooled (a streaming CCtx at level 3 holds ~2-3 MiB), at
 // most POOL_MAX kept.
 import { createRequire } from 'node:module';
@@ -22,7 +21,12 @@ import type { StreamCompressor } from './stream-compressor.js';
 const zstd = createRequire(import.meta.url)('zstd-napi/binding.js') as typeof ZstdBinding;
 
 const FRAME_HEADER_BYTES_MAX = 18;
-const SEGMENT_SLACK_BYTES = 32;
+const BLOCK_HEADER_BYTES = 3;
+const BLOCK_BYTES_MAX = 128 * 1024;
+/** Per flushed segment, beyond its raw blocks: room for an extra block header or two. */
+const SEGMENT_SLACK_BYTES = 8;
+/** Last (empty) block 3 + a content checksum 4 (we do not enable it) + slack. */
+const END_BYTES = 16;
 const POOL_MAX = 4;
 const pool: ZstdBinding.CCtx[] = [];
 
@@ -44,9 +48,16 @@ export class ZstdStream implements StreamCompressor {
     this.outputBytes = 0;
   }
 
+  /**
+   * Worst case = committed + the frame header if nothing is written yet +
+   * the pending bytes as raw blocks (3-byte header per <= 128 KiB block, plus
+   * slack) + the frame end (an empty last block; no checksum). Monotone like
+   * the gzip bound: bound(0) after flush(k) <= bound(k) before it.
+   */
   bound(pendingBytes: number): number {
     const header = this.outputBytes === 0 ? FRAME_HEADER_BYTES_MAX : 0;
-    return this.outputBytes + header + zstdCompressBound(pendingBytes) + SEGMENT_SLACK_BYTES;
+    const segment = pendingBytes === 0 ? 0 : pendingBytes + BLOCK_HEADER_BYTES * Math.ceil(pendingBytes / BLOCK_BYTES_MAX) + SEGMENT_SLACK_BYTES;
+    return this.outputBytes + header + segment + END_BYTES;
   }
 
   flush(input: Uint8Array): void {
@@ -68,7 +79,7 @@ export class ZstdStream implements StreamCompressor {
   private segment(input: Uint8Array, directive: ZstdBinding.EndDirective): void {
     const context = this.context;
     assert(context !== null, 'ZstdStream: used after finish or dispose');
-    let output = Buffer.allocUnsafe(zstdCompressBound(input.length) + FRAME_HEADER_BYTES_MAX + SEGMENT_SLACK_BYTES);
+    let output = Buffer.allocUnsafe(zstdCompressBound(input.length) + FRAME_HEADER_BYTES_MAX + END_BYTES);
     let produced = 0;
     let consumed = 0;
     for (;;) {
