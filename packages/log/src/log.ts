@@ -830,7 +830,13 @@ export class Log {
     assert(base > old.baseOffset, 'Log.roll: new base below the active segment');
     await this.writer.drain();
     // Writer closed (direct: page padding trimmed), reservation trimmed to the logical end, then the indexes.
+    const trimmed = this.activeMode === 'direct' || this.reservation.mode !== 'none';
     await this.deactivate(true);
+    // The flusher only syncs segments holding undurable data: make the trim durable here (one fdatasync per roll).
+    if (trimmed) {
+      await old.logFile.file.fdatasync();
+      this.metrics.flushes++;
+    }
     await old.onBecomeInactive();
     // The sealed segment's trimmed indexes become durable now: its data may
     // already be durable (no later flush covers it), and after a power loss

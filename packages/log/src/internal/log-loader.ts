@@ -14,7 +14,9 @@
 //   else SEGLOG_ERR_LOG_CORRUPTION (Kafka treats such a tail as not data).
 // - Unclean: every segment from floor(recoveryPoint) is recovered (CRC
 //   checked, indexes rebuilt, torn tail cut). When a segment loses bytes,
-//   every later segment is deleted.
+//   every later segment is deleted — unless what was cut is all zeros and
+//   the next segment starts at the offset where the scan stopped (a
+//   reservation or direct-write padding whose trim was not durable yet).
 // - Corruption below the recovery point: if recovery would cut bytes that
 //   hold offsets below the recovery point (the last checkpoint said they were
 //   durable), or the recovered log ends below it, loading fails with
@@ -139,9 +141,11 @@ function epochAssigner(cache: LeaderEpochCache, pending: Promise<boolean>[]): (b
   };
 }
 
-function checkRecovery(segment: Segment, result: SegmentRecovery, options: LoadOptions, trusted: boolean): void {
+function checkRecovery(segment: Segment, result: SegmentRecovery, options: LoadOptions, trusted: boolean, next: Segment | undefined): void {
   if (trusted || options.onCorruption === 'truncate') return;
   if (result.stop === 'end' || result.nextOffset >= options.recoveryPoint) return;
+  // Only zeros after the last batch and the next segment starts right there: nothing is lost.
+  if (result.stop === 'zero' && next !== undefined && next.baseOffset === result.nextOffset) return;
   throw logCorruption(Segment.path(segment.dir, segment.baseOffset, 'log'), `invalid batch (${result.stop}) below the recovery point`, {
     baseOffset: segment.baseOffset,
     position: result.validBytes,
@@ -175,7 +179,7 @@ async function recoverSegments(io: Io, segments: Segment[], cache: LeaderEpochCa
       if (await segment.loadState()) continue;
       trusted = false;
     }
-    const result = await segment.recover(onBatch, (scanned) => checkRecovery(segment, scanned, options, trusted));
+    const result = await segment.recover(onBatch, (scanned) => checkRecovery(segment, scanned, options, trusted, segments[i + 1]));
     recovered++;
     rebuilt.add(segment);
     if (i < segments.length - 1) {
@@ -185,6 +189,10 @@ async function recoverSegments(io: Io, segments: Segment[], cache: LeaderEpochCa
     }
     if (result.truncatedBytes === 0 && !gapFollows(segments, i, options, trusted)) continue;
     truncatedBytes += result.truncatedBytes;
+    // Zeros after the last batch, with the next segment starting exactly there: reservation zeros or
+    // direct-write page padding whose trim was not durable yet (roll), not lost data. Later segments stay.
+    const next = segments[i + 1];
+    if (result.stop === 'zero' && next !== undefined && next.baseOffset === result.nextOffset) continue;
     const later = segments.splice(i + 1);
     for (const doomed of later) {
       truncatedBytes += doomed.size;
