@@ -16,7 +16,8 @@ function header(r: LoadReport): string {
   return `seglog load: ${o.host}:${o.port} topic ${o.topic}, ${o.partitions} partitions, ${o.producers} producer(s)` +
     `${o.idempotent ? ' (idempotent)' : ''}, acks=${o.acks}, ${o.recordBytes} B records, ${amount}` +
     `${o.rate === null ? ' (closed loop)' : ` at ${n(o.rate)} records/s`}, compression ${o.compression}, linger ${o.lingerMs} ms, ` +
-    `batch ${o.batchBytes} B, ${o.maxInFlight} in flight; Produce v${r.versions.produce}, Fetch v${r.versions.fetch}`;
+    `batch ${o.batchBytes} B${o.streamingCompression ? ` (streaming compression, max ${o.maxBatchBytes} B compressed)` : ''}, ` +
+    `${o.payload} payload, ${o.maxInFlight} in flight; Produce v${r.versions.produce}, Fetch v${r.versions.fetch}`;
 }
 
 function produceLines(r: LoadReport): string[] {
@@ -31,6 +32,8 @@ function produceLines(r: LoadReport): string[] {
     `          publish latency ms (batch opened -> acknowledged, per record): ${latency(p.publishLatency)}`,
     `          request latency ms (request written -> response read, per record): ${latency(p.requestLatency)}`,
   ];
+  const s = p.streaming;
+  if (s !== null) lines.push(`          backlog merges ${n(s.merges)}: ${n(s.batchesIn)} batches -> ${n(s.batchesOut)}${s.mergeErrors > 0 ? `, ${n(s.mergeErrors)} runs kept (merge error)` : ''}`);
   for (const e of p.requestErrors) lines.push(`          request error: ${e}`);
   return lines;
 }

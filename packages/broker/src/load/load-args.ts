@@ -5,6 +5,8 @@ import type { CodecName } from '@seglog/records';
 import { parseArgs } from 'node:util';
 import { LoadErrorCode, loadError } from './load-error.js';
 import type { LoadOptions } from './load-options.js';
+import { PAYLOAD_KINDS } from './payload.js';
+import type { PayloadKind } from './payload.js';
 
 export const LOAD_USAGE = `usage: pnpm load [--] --topic T (--records N | --duration-ms D) [options]
   --bootstrap HOST:PORT      broker (default 127.0.0.1:9092; loopback)
@@ -19,7 +21,11 @@ export const LOAD_USAGE = `usage: pnpm load [--] --topic T (--records N | --dura
   --idempotent               InitProducerId per producer, sequences per partition (needs acks=-1)
   --compression C            none|gzip|snappy|lz4|zstd (default none)
   --linger-ms L              linger.ms (default 1)
-  --batch-bytes B            batch.size (default 16384)
+  --batch-bytes B            batch.size, uncompressed (default 16384)
+  --streaming-compression    batches bounded by compressed size; unsent backlogs merged before each send
+  --max-batch-bytes B        the broker's max.message.bytes, bound of a compressed batch (default 1048588)
+  --buffer-bytes B           buffer.memory per producer with --streaming-compression (default 33554432)
+  --payload K                random (incompressible) | text (~5x compressible) (default random)
   --max-in-flight N          produce requests in flight per connection (default 5)
   --create-topic             CreateTopics first (an existing topic is accepted)
   --no-verify                skip the consume-and-check phase
@@ -59,6 +65,8 @@ export function parseLoadArgs(argv: readonly string[]): { options: Partial<LoadO
         'record-bytes': { type: 'string' }, records: { type: 'string' }, 'duration-ms': { type: 'string' }, rate: { type: 'string' },
         acks: { type: 'string' }, idempotent: { type: 'boolean' }, compression: { type: 'string' }, 'linger-ms': { type: 'string' },
         'batch-bytes': { type: 'string' }, 'max-in-flight': { type: 'string' }, 'create-topic': { type: 'boolean' },
+        'streaming-compression': { type: 'boolean' }, 'max-batch-bytes': { type: 'string' }, 'buffer-bytes': { type: 'string' },
+        payload: { type: 'string' },
         'no-verify': { type: 'boolean' }, 'broker-pid': { type: 'string' }, 'request-timeout-ms': { type: 'string' },
         json: { type: 'boolean' }, help: { type: 'boolean' },
       },
@@ -85,6 +93,8 @@ export function parseLoadArgs(argv: readonly string[]): { options: Partial<LoadO
   set('durationMs', int('duration-ms', values['duration-ms'], 1));
   set('lingerMs', int('linger-ms', values['linger-ms'], 0));
   set('batchBytes', int('batch-bytes', values['batch-bytes'], 1));
+  set('maxBatchBytes', int('max-batch-bytes', values['max-batch-bytes'], 1));
+  set('bufferBytes', int('buffer-bytes', values['buffer-bytes'], 1));
   set('maxInFlight', int('max-in-flight', values['max-in-flight'], 1));
   set('brokerPid', int('broker-pid', values['broker-pid'], 1));
   set('requestTimeoutMs', int('request-timeout-ms', values['request-timeout-ms'], 1));
@@ -97,6 +107,11 @@ export function parseLoadArgs(argv: readonly string[]): { options: Partial<LoadO
     if (!CODECS.includes(values.compression)) throw loadError(LoadErrorCode.USAGE, `--compression must be one of ${CODECS.join(', ')}`);
     o.compression = values.compression as CodecName;
   }
+  if (values.payload !== undefined) {
+    if (!PAYLOAD_KINDS.includes(values.payload as PayloadKind)) throw loadError(LoadErrorCode.USAGE, `--payload must be one of ${PAYLOAD_KINDS.join(', ')}`);
+    o.payload = values.payload as PayloadKind;
+  }
+  if (values['streaming-compression'] === true) o.streamingCompression = true;
   if (values.idempotent === true) o.idempotent = true;
   if (values['create-topic'] === true) o.createTopic = true;
   if (values['no-verify'] === true) o.verify = false;

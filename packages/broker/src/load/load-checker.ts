@@ -20,7 +20,7 @@ import { assert } from '@seglog/common';
 import { RecordBatch, RecordCursor } from '@seglog/records';
 import type { LoadCorruption } from './load-options.js';
 import { fillPayload, readPayloadIdentity } from './payload.js';
-import type { PayloadIdentity } from './payload.js';
+import type { PayloadIdentity, PayloadKind } from './payload.js';
 import type { ProducerLedger } from './producer-ledger.js';
 
 export interface CheckerProducer {
@@ -33,6 +33,7 @@ export interface CheckerProducer {
 export interface CheckerSetup {
   readonly partitions: number;
   readonly recordBytes: number;
+  readonly payload: PayloadKind;
   readonly producers: readonly CheckerProducer[];
   /** Per partition: end offset before the run (first produced offset). */
   readonly startOffsets: readonly number[];
@@ -220,7 +221,7 @@ export class LoadChecker {
       this.violation(`partition ${partition}: offset ${offset} has ${value.length} value bytes, expected ${this.setup.recordBytes}`);
       return;
     }
-    fillPayload(this.scratch, 0, this.scratch.length, this.identity);
+    fillPayload(this.scratch, 0, this.scratch.length, this.identity, this.setup.payload);
     if (!this.scratch.equals(value)) {
       let at = 0;
       while (at < value.length && value[at] === this.scratch[at]) at++;

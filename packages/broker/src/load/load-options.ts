@@ -7,7 +7,8 @@
 import type { CodecName } from '@seglog/records';
 import type { Broker } from '../broker.js';
 import { LoadErrorCode, loadError } from './load-error.js';
-import { PAYLOAD_HEADER_BYTES } from './payload.js';
+import { PAYLOAD_HEADER_BYTES, PAYLOAD_KINDS } from './payload.js';
+import type { PayloadKind } from './payload.js';
 
 /** Test-only: damage what the consume phase sees, to prove the checker fails. */
 export interface LoadCorruption {
@@ -20,6 +21,16 @@ export interface LoadCorruption {
    * 'flip-batch-byte': one byte of the batch holding that record is flipped before the CRC check.
    */
   readonly kind: 'flip-payload-byte' | 'skip-offset' | 'flip-batch-byte';
+}
+
+/**
+ * Test-only: the first produce response that carries `partition` is treated
+ * as lost (as after a timeout): its results are dropped and the request's
+ * batches are resent verbatim, before any other request. The report's
+ * `produce.resends` says what the broker answered each time.
+ */
+export interface LoadLostResponse {
+  readonly partition: number;
 }
 
 export interface LoadOptions {
@@ -39,7 +50,21 @@ export interface LoadOptions {
   readonly idempotent: boolean;
   readonly compression: CodecName;
   readonly lingerMs: number;
+  /** batch.size: a batch is closed when its UNCOMPRESSED records reach this. */
   readonly batchBytes: number;
+  /**
+   * franz-go's StreamingCompression (PR #1366): batches are built through
+   * BoundedBatchBuilder, bounded by their COMPRESSED size (maxBatchBytes),
+   * and a partition's backlog of never-sent batches is merged (mergeUnsent)
+   * before each send. Sequences are assigned at the first send.
+   */
+  readonly streamingCompression: boolean;
+  /** The broker's max.message.bytes: the bound of a whole (compressed) batch with streamingCompression. */
+  readonly maxBatchBytes: number;
+  /** buffer.memory: value bytes generated and not yet sent, per producer (streamingCompression; default 32 MiB). */
+  readonly bufferBytes: number;
+  /** Value generator (payload.ts): 'random' is incompressible, 'text' about 5× compressible. */
+  readonly payload: PayloadKind;
   /** Produce requests in flight per connection (Kafka: at most 5 with idempotence). */
   readonly maxInFlight: number;
   /** CreateTopics first (an existing topic with enough partitions is accepted). */
@@ -60,6 +85,7 @@ export interface LoadOptions {
   /** Violations kept in the report (all are counted). */
   readonly maxViolationsReported: number;
   readonly corruption: LoadCorruption | null;
+  readonly lostResponse: LoadLostResponse | null;
 }
 
 export const LOAD_DEFAULTS: LoadOptions = Object.freeze({
@@ -77,6 +103,10 @@ export const LOAD_DEFAULTS: LoadOptions = Object.freeze({
   compression: 'none',
   lingerMs: 1,
   batchBytes: 16_384,
+  streamingCompression: false,
+  maxBatchBytes: 1_048_588,
+  bufferBytes: 32 * 1024 * 1024,
+  payload: 'random',
   maxInFlight: 5,
   createTopic: false,
   verify: true,
@@ -89,7 +119,11 @@ export const LOAD_DEFAULTS: LoadOptions = Object.freeze({
   clientId: 'seglog-load',
   maxViolationsReported: 100,
   corruption: null,
+  lostResponse: null,
 });
+
+/** Room beyond a record's value for it to fit a batch alone: header 61, record framing <= 30, codec framing. */
+const STREAMING_RECORD_SLACK_BYTES = 256;
 
 function usage(message: string, context: Readonly<Record<string, unknown>> = {}): Error {
   return loadError(LoadErrorCode.USAGE, message, context);
@@ -116,6 +150,17 @@ export function resolveLoadOptions(partial: Partial<LoadOptions>): LoadOptions {
   positiveInt('maxInFlight', o.maxInFlight, 1000);
   if (!Number.isInteger(o.lingerMs) || o.lingerMs < 0) throw usage(`lingerMs must be an integer >= 0, got ${o.lingerMs}`);
   positiveInt('batchBytes', o.batchBytes, 64 * 1024 * 1024);
+  positiveInt('maxBatchBytes', o.maxBatchBytes, 0x7fffffff);
+  positiveInt('bufferBytes', o.bufferBytes, 0x7fffffff);
+  if (!PAYLOAD_KINDS.includes(o.payload)) throw usage(`payload must be one of ${PAYLOAD_KINDS.join(', ')}, got ${String(o.payload)}`);
+  if (o.streamingCompression) {
+    // Every record must fit a batch alone, compressed or not (61-byte header, record framing, codec worst case).
+    if (o.recordBytes + STREAMING_RECORD_SLACK_BYTES > o.maxBatchBytes) throw usage(`recordBytes + ${STREAMING_RECORD_SLACK_BYTES} must be at most maxBatchBytes (${o.maxBatchBytes})`);
+    if (o.bufferBytes < o.batchBytes) throw usage('bufferBytes must be at least batchBytes');
+  }
+  if (o.lostResponse !== null && !(Number.isInteger(o.lostResponse.partition) && o.lostResponse.partition >= 0 && o.lostResponse.partition < o.partitions)) {
+    throw usage('lostResponse.partition must be one of the partitions');
+  }
   positiveInt('requestTimeoutMs', o.requestTimeoutMs);
   positiveInt('maxProduceMs', o.maxProduceMs);
   positiveInt('maxFetchRequests', o.maxFetchRequests);

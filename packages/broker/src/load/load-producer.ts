@@ -1,15 +1,20 @@
 // One producer of the load run: its own TCP connection, its own producer id
 // when idempotent (per-partition sequences from 0), records spread
-// round-robin over the partitions, one accumulating batch per partition
-// (closed when it reaches batchBytes or lingerMs), and up to maxInFlight
-// produce requests pipelined on the connection. A request carries every
-// ready batch, at most one per partition, so with idempotence and ≤ 5 in
-// flight the broker sees each partition's sequences in order.
+// round-robin over the partitions, batched per partition by a
+// BatchAccumulator (batch-accumulator.ts: uncompressed-size-bounded batches by
+// default, compressed-size-bounded and merged with --streaming-compression),
+// and up to maxInFlight produce requests pipelined on the connection. A
+// request carries every ready batch, at most one per partition, so with
+// idempotence and ≤ 5 in flight the broker sees each partition's sequences in
+// order. Allocation happens per batch and per request (one promise).
 //
-// Records are counters until a batch is built: payloads are derived from
-// (producer, partition, sequence) (payload.ts), so nothing per record is kept
-// between generation and the ack. Allocation happens per batch (buildBatch
-// input) and per request (one promise).
+// Retries: a batch's bytes are final once taken from the accumulator, so a
+// resend is the same buffer. The only resend today is the test hook
+// `lostResponse`: the first response carrying that partition is dropped as if
+// lost, and the request's batches are resent verbatim before anything else
+// (still within the broker's 5-batch duplicate window, since at most 4 later
+// requests were sent meanwhile); the broker must answer them as duplicates,
+// with the original offsets (`resends`).
 //
 // Latency (OMB's publish latency, batch granular): from the moment a batch's
 // first record entered the accumulator to its acknowledgement, attributed to
@@ -18,25 +23,14 @@
 // the wire part only: request written → response decoded.
 
 import { assert } from '@seglog/common';
-import { Codec, buildBatch } from '@seglog/records';
-import type { RecordInput } from '@seglog/records';
 import type { ProducePartitionData, ProduceResponse } from '../protocol/messages/produce.js';
+import type { BatchAccumulator, SentBatch } from './batch-accumulator.js';
 import type { KafkaConnection } from './kafka-connection.js';
 import { LatencyRecorder } from './latency-recorder.js';
 import type { LoadOptions } from './load-options.js';
-import { fillPayload } from './payload.js';
 import { ProducerLedger } from './producer-ledger.js';
-
-/** Batch-size estimate per record beyond its value: length, attributes, deltas, key and value lengths, header count. */
-const RECORD_OVERHEAD_BYTES = 10;
-const BATCH_HEADER_BYTES = 61;
-
-interface SentBatch {
-  readonly partition: number;
-  readonly firstSequence: number;
-  readonly count: number;
-  readonly openedAt: number;
-}
+import { StreamingAccumulator } from './streaming-accumulator.js';
+import { UncompressedAccumulator } from './uncompressed-accumulator.js';
 
 export interface LoadProducerSetup {
   readonly index: number;
@@ -51,20 +45,40 @@ export interface LoadProducerSetup {
   readonly rate: number | null;
 }
 
+/** What the broker answered for a batch whose first response was dropped (test hook `lostResponse`). */
+export interface ResendOutcome {
+  readonly partition: number;
+  readonly firstSequence: number;
+  readonly count: number;
+  /** In the dropped response (−1: that response carried an error for it). */
+  readonly droppedBaseOffset: number;
+  /** In the response to the resend (−1: error, see resentErrorCode). */
+  readonly resentBaseOffset: number;
+  readonly resentErrorCode: number;
+  /** The resent bytes equal the bytes first sent. */
+  readonly sameBytes: boolean;
+}
+
+interface DroppedRequest {
+  readonly batches: readonly SentBatch[];
+  readonly droppedBaseOffsets: readonly number[];
+  readonly copies: readonly Buffer[];
+}
+
 export class LoadProducer {
   readonly index: number;
   readonly ledger: ProducerLedger;
   readonly latency: LatencyRecorder;
   readonly requestLatency: LatencyRecorder;
+  readonly accumulator: BatchAccumulator;
   produceRequests: number;
   batchesSent: number;
   bytesSent: number;
+  /** The largest record batch sent. */
+  largestBatchBytes: number;
+  readonly resends: ResendOutcome[];
   private readonly o: LoadOptions;
   private readonly s: LoadProducerSetup;
-  private readonly recordsPerBatch: number;
-  private readonly pendingCount: Int32Array;
-  private readonly pendingFirst: Int32Array;
-  private readonly openedAt: Float64Array;
   private generated: number;
   private cursor: number;
   private inFlight: number;
@@ -73,6 +87,9 @@ export class LoadProducer {
   private generating: boolean;
   private timer: NodeJS.Timeout | null;
   private finish: (() => void) | null;
+  /** The lostResponse hook has fired (it fires once). */
+  private dropped: boolean;
+  private resend: DroppedRequest | null;
 
   constructor(options: LoadOptions, setup: LoadProducerSetup) {
     assert(setup.records === null || setup.records >= 0, 'LoadProducer: negative record budget');
@@ -80,15 +97,15 @@ export class LoadProducer {
     this.ledger = new ProducerLedger(options.partitions);
     this.latency = new LatencyRecorder();
     this.requestLatency = new LatencyRecorder();
+    const identity = { index: setup.index, producerId: setup.producerId, producerEpoch: setup.producerEpoch };
+    this.accumulator = options.streamingCompression ? new StreamingAccumulator(options, identity) : new UncompressedAccumulator(options, identity);
     this.produceRequests = 0;
     this.batchesSent = 0;
     this.bytesSent = 0;
+    this.largestBatchBytes = 0;
+    this.resends = [];
     this.o = options;
     this.s = setup;
-    this.recordsPerBatch = Math.max(1, Math.floor((options.batchBytes - BATCH_HEADER_BYTES) / (options.recordBytes + RECORD_OVERHEAD_BYTES)));
-    this.pendingCount = new Int32Array(options.partitions);
-    this.pendingFirst = new Int32Array(options.partitions);
-    this.openedAt = new Float64Array(options.partitions);
     this.generated = 0;
     this.cursor = setup.index % options.partitions;
     this.inFlight = 0;
@@ -97,6 +114,8 @@ export class LoadProducer {
     this.generating = true;
     this.timer = null;
     this.finish = null;
+    this.dropped = false;
+    this.resend = null;
   }
 
   /** Produces until the record budget or the deadline; resolves when every request is answered (or failed). */
@@ -123,7 +142,7 @@ export class LoadProducer {
       if (!sent) break;
       this.generate(now);
     }
-    if (!this.generating && this.inFlight === 0 && !this.anyPending()) {
+    if (!this.generating && this.inFlight === 0 && this.resend === null && !this.accumulator.hasPending()) {
       const finish = this.finish;
       this.finish = null;
       if (finish !== null) finish();
@@ -132,21 +151,16 @@ export class LoadProducer {
     this.maybeArmTimer(now);
   }
 
-  /** Adds records to the accumulators: within the budget, the rate and one batch per partition. */
+  /** Adds records to the accumulator: within the budget, the rate and what the accumulator holds. */
   private generate(now: number): void {
     if (!this.generating) return;
     let limit = this.s.records ?? Number.MAX_SAFE_INTEGER;
     if (this.s.rate !== null) limit = Math.min(limit, Math.floor(((now - this.startedAt) * this.s.rate) / 1000) + 1);
     const partitions = this.o.partitions;
+    const timestamp = Date.now();
     while (this.generated < limit) {
       const p = this.cursor;
-      const count = this.pendingCount[p] as number;
-      if (count >= this.recordsPerBatch) return; // accumulator full: wait for an in-flight slot
-      if (count === 0) {
-        this.pendingFirst[p] = this.ledger.nextSequence(p);
-        this.openedAt[p] = now;
-      }
-      this.pendingCount[p] = count + 1;
+      if (!this.accumulator.tryAdd(p, this.ledger.nextSequence(p), now, timestamp)) return; // full: wait for an in-flight slot
       this.ledger.claimSequence(p);
       this.generated++;
       this.cursor = p + 1 === partitions ? 0 : p + 1;
@@ -154,33 +168,30 @@ export class LoadProducer {
     if (this.s.records !== null && this.generated >= this.s.records) this.generating = false;
   }
 
-  private anyPending(): boolean {
-    for (let p = 0; p < this.o.partitions; p++) if ((this.pendingCount[p] as number) > 0) return true;
-    return false;
-  }
-
-  /** Sends one request with every ready batch; false if none is ready. */
+  /** Sends one request: a pending resend, else every ready batch; false if none is ready. */
   private sendReady(now: number): boolean {
+    const resend = this.resend;
+    if (resend !== null) {
+      this.resend = null;
+      this.sendRequest(resend.batches, resend);
+      return true;
+    }
     const batches: SentBatch[] = [];
     for (let p = 0; p < this.o.partitions; p++) {
-      const count = this.pendingCount[p] as number;
-      if (count === 0) continue;
-      const ready = count >= this.recordsPerBatch || !this.generating || now - (this.openedAt[p] as number) >= this.o.lingerMs;
-      if (!ready) continue;
-      batches.push({ partition: p, firstSequence: this.pendingFirst[p] as number, count, openedAt: this.openedAt[p] as number });
-      this.pendingCount[p] = 0;
+      const batch = this.accumulator.take(p, now, !this.generating);
+      if (batch !== null) batches.push(batch);
     }
     if (batches.length === 0) return false;
-    this.sendRequest(batches);
+    this.sendRequest(batches, null);
     return true;
   }
 
-  private sendRequest(batches: readonly SentBatch[]): void {
+  private sendRequest(batches: readonly SentBatch[], resend: DroppedRequest | null): void {
     const partitionData: ProducePartitionData[] = [];
     for (const b of batches) {
-      const records = this.buildRecords(b);
-      this.bytesSent += records.length;
-      partitionData.push({ index: b.partition, records });
+      this.bytesSent += b.batch.length;
+      if (b.batch.length > this.largestBatchBytes) this.largestBatchBytes = b.batch.length;
+      partitionData.push({ index: b.partition, records: b.batch });
     }
     const body = { transactionalId: null, acks: this.o.acks, timeoutMs: this.o.requestTimeoutMs, topicData: [{ name: this.o.topic, partitionData }] };
     this.inFlight++;
@@ -189,45 +200,33 @@ export class LoadProducer {
     const writtenAt = performance.now();
     if (this.o.acks === 0) {
       this.s.connection.send('PRODUCE', this.s.produceVersion, body).then(
-        () => this.onAcked(batches, writtenAt, null),
+        () => this.onAcked(batches, writtenAt, null, resend),
         (error: unknown) => this.onFailed(batches, error),
       );
     } else {
       this.s.connection.request('PRODUCE', this.s.produceVersion, body).then(
-        (response) => this.onAcked(batches, writtenAt, response),
+        (response) => this.onAcked(batches, writtenAt, response, resend),
         (error: unknown) => this.onFailed(batches, error),
       );
     }
   }
 
-  private buildRecords(b: SentBatch): Buffer {
-    const size = this.o.recordBytes;
-    const values = Buffer.allocUnsafe(size * b.count);
-    const records: RecordInput[] = new Array<RecordInput>(b.count);
-    const identity = { producer: this.index, partition: b.partition, sequence: 0 };
-    const timestamp = Date.now();
-    for (let i = 0; i < b.count; i++) {
-      identity.sequence = b.firstSequence + i;
-      fillPayload(values, i * size, size, identity);
-      records[i] = { value: values.subarray(i * size, (i + 1) * size), timestamp };
-    }
-    return buildBatch({
-      records, compression: Codec[this.o.compression],
-      producerId: this.s.producerId, producerEpoch: this.s.producerEpoch,
-      baseSequence: this.s.producerId >= 0 ? b.firstSequence : -1,
-    });
-  }
-
-  private onAcked(batches: readonly SentBatch[], writtenAt: number, response: ProduceResponse | null): void {
+  private onAcked(batches: readonly SentBatch[], writtenAt: number, response: ProduceResponse | null, resend: DroppedRequest | null): void {
     this.inFlight--;
+    if (response !== null && this.maybeDrop(batches, response)) {
+      this.step();
+      return;
+    }
     const now = performance.now();
     const results = response?.responses[0]?.partitionResponses;
     let records = 0;
-    for (const b of batches) {
+    for (let i = 0; i < batches.length; i++) {
+      const b = batches[i] as SentBatch;
+      const r = results?.find((x) => x.index === b.partition);
+      if (resend !== null) this.noteResend(resend, i, r);
       if (response === null) {
         this.ledger.uncertain(b.partition, b.firstSequence, b.count); // acks=0: sent, outcome unknown
       } else {
-        const r = results?.find((x) => x.index === b.partition);
         if (r === undefined || r.errorCode !== 0) {
           this.ledger.failed(b.partition, b.firstSequence, b.count, r === undefined ? -1 : r.errorCode);
           this.generating = false; // no retries: stop at the first refusal (its cause is in the report)
@@ -242,6 +241,31 @@ export class LoadProducer {
     this.step();
   }
 
+  /** The lostResponse hook: drops the first response carrying its partition and queues the resend. */
+  private maybeDrop(batches: readonly SentBatch[], response: ProduceResponse): boolean {
+    const hook = this.o.lostResponse;
+    if (hook === null || this.dropped || !batches.some((b) => b.partition === hook.partition)) return false;
+    this.dropped = true;
+    const results = response.responses[0]?.partitionResponses;
+    const droppedBaseOffsets = batches.map((b) => {
+      const r = results?.find((x) => x.index === b.partition);
+      return r === undefined || r.errorCode !== 0 ? -1 : r.baseOffset;
+    });
+    this.resend = { batches, droppedBaseOffsets, copies: batches.map((b) => Buffer.from(b.batch)) };
+    return true;
+  }
+
+  private noteResend(resend: DroppedRequest, i: number, r: { baseOffset: number; errorCode: number } | undefined): void {
+    const b = resend.batches[i] as SentBatch;
+    this.resends.push({
+      partition: b.partition, firstSequence: b.firstSequence, count: b.count,
+      droppedBaseOffset: resend.droppedBaseOffsets[i] as number,
+      resentBaseOffset: r === undefined || r.errorCode !== 0 ? -1 : r.baseOffset,
+      resentErrorCode: r === undefined ? -1 : r.errorCode,
+      sameBytes: (resend.copies[i] as Buffer).equals(b.batch),
+    });
+  }
+
   private onFailed(batches: readonly SentBatch[], error: unknown): void {
     this.inFlight--;
     for (const b of batches) this.ledger.uncertain(b.partition, b.firstSequence, b.count);
@@ -253,9 +277,7 @@ export class LoadProducer {
   private maybeArmTimer(now: number): void {
     if (this.inFlight >= this.o.maxInFlight) return; // a response will call step()
     let wakeAt = Number.POSITIVE_INFINITY;
-    for (let p = 0; p < this.o.partitions; p++) {
-      if ((this.pendingCount[p] as number) > 0) wakeAt = Math.min(wakeAt, (this.openedAt[p] as number) + this.o.lingerMs);
-    }
+    for (let p = 0; p < this.o.partitions; p++) wakeAt = Math.min(wakeAt, this.accumulator.lingerDeadline(p));
     if (this.generating && this.s.rate !== null) {
       wakeAt = Math.min(wakeAt, this.startedAt + ((this.generated + 1) * 1000) / this.s.rate, this.deadline);
     } else if (this.generating && this.s.records === null) {

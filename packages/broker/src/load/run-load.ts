@@ -16,6 +16,8 @@ import { consumeAndCheck, kafkaErrorName } from './load-consumer.js';
 import { resolveLoadOptions } from './load-options.js';
 import type { LoadOptions } from './load-options.js';
 import { LoadProducer } from './load-producer.js';
+import type { ResendOutcome } from './load-producer.js';
+import { StreamingAccumulator } from './streaming-accumulator.js';
 import type { ApiVersionsUsed } from './load-setup.js';
 import { endOffsets, initProducerId, negotiateVersions, prepareTopic, settledEndOffsets } from './load-setup.js';
 
@@ -35,6 +37,8 @@ export interface ProduceSummary {
   readonly recordsPerBatch: number;
   /** Record batch bytes put on the wire (after compression). */
   readonly batchBytesSent: number;
+  /** The largest record batch sent (bytes, after compression). */
+  readonly largestBatchBytes: number;
   readonly durationMs: number;
   /** Acknowledged records per second (acks=0: records written to the socket per second). */
   readonly completionRate: number;
@@ -46,6 +50,10 @@ export interface ProduceSummary {
   readonly publishLatency: LatencySummary;
   /** Request written → response read, per record. */
   readonly requestLatency: LatencySummary;
+  /** --streaming-compression: backlog merges (mergeUnsent calls), batches they took in and gave back, runs kept as they were. */
+  readonly streaming: { readonly merges: number; readonly batchesIn: number; readonly batchesOut: number; readonly mergeErrors: number } | null;
+  /** Test hook lostResponse: what the broker answered to each resent batch. */
+  readonly resends: readonly ResendOutcome[];
 }
 
 export interface BrokerCpu {
@@ -61,7 +69,7 @@ export interface LoadReport {
   readonly integrityOk: boolean;
   /** integrityOk, and every record acknowledged (acks=0: no request failed). */
   readonly ok: boolean;
-  readonly options: Omit<LoadOptions, 'broker' | 'corruption'>;
+  readonly options: Omit<LoadOptions, 'broker' | 'corruption' | 'lostResponse'>;
   readonly versions: ApiVersionsUsed;
   readonly producerIds: readonly { readonly producerId: number; readonly producerEpoch: number }[];
   readonly startOffsets: readonly number[];
@@ -136,7 +144,7 @@ async function consumePhase(
   if (!o.verify) return { kind: 'skipped', reason: 'no-verify' };
   if (o.broker !== null && o.broker.options.blackhole) return { kind: 'skipped', reason: 'blackhole' };
   const checker = new LoadChecker({
-    partitions: o.partitions, recordBytes: o.recordBytes,
+    partitions: o.partitions, recordBytes: o.recordBytes, payload: o.payload,
     producers: producers.map((p) => ({ ledger: p.producer.ledger, producerId: p.producerId, producerEpoch: p.producerEpoch })),
     startOffsets, endOffsets: ends, allUncertain: o.acks === 0, maxViolationsReported: o.maxViolationsReported, corruption: o.corruption,
   });
@@ -166,7 +174,7 @@ function buildReport(o: LoadOptions, r: RunResult): LoadReport {
   };
   const integrityOk = r.consume.kind !== 'verified' || r.consume.violationCount === 0;
   const allAcked = o.acks === 0 ? produce.requestErrors.length === 0 : produce.recordsAcknowledged === produce.recordsSent;
-  const { broker: _broker, corruption: _corruption, ...options } = o;
+  const { broker: _broker, corruption: _corruption, lostResponse: _lostResponse, ...options } = o;
   return {
     integrityOk, ok: integrityOk && allAcked, options, versions: r.versions,
     producerIds: r.producers.map((p) => ({ producerId: p.producerId, producerEpoch: p.producerEpoch })),
@@ -180,9 +188,18 @@ function summariseProduce(o: LoadOptions, producers: readonly LoadProducer[], du
   const latency = new LatencyRecorder();
   const requestLatency = new LatencyRecorder();
   const failedByError: Record<string, number> = {};
-  let sent = 0, acked = 0, failed = 0, uncertain = 0, requests = 0, batches = 0, bytes = 0;
+  let sent = 0, acked = 0, failed = 0, uncertain = 0, requests = 0, batches = 0, bytes = 0, largest = 0;
   const requestErrors: string[] = [];
+  const resends: ResendOutcome[] = [];
+  const streaming = { merges: 0, batchesIn: 0, batchesOut: 0, mergeErrors: 0 };
   for (const p of producers) {
+    resends.push(...p.resends);
+    if (p.accumulator instanceof StreamingAccumulator) {
+      streaming.merges += p.accumulator.merges;
+      streaming.batchesIn += p.accumulator.mergedBatchesIn;
+      streaming.batchesOut += p.accumulator.mergedBatchesOut;
+      streaming.mergeErrors += p.accumulator.mergeErrors;
+    }
     latency.merge(p.latency);
     requestLatency.merge(p.requestLatency);
     const l = p.ledger;
@@ -198,13 +215,15 @@ function summariseProduce(o: LoadOptions, producers: readonly LoadProducer[], du
     requests += p.produceRequests;
     batches += p.batchesSent;
     bytes += p.bytesSent;
+    largest = Math.max(largest, p.largestBatchBytes);
   }
   const seconds = durationMs / 1000;
   const completed = o.acks === 0 ? uncertain : acked;
   return {
     recordsSent: sent, recordsAcknowledged: acked, recordsFailed: failed, failedByError, recordsUncertain: uncertain, requestErrors,
     produceRequests: requests, batches, recordsPerRequest: requests === 0 ? 0 : sent / requests, recordsPerBatch: batches === 0 ? 0 : sent / batches,
-    batchBytesSent: bytes, durationMs, completionRate: completed / seconds, payloadMBps: (completed * o.recordBytes) / 1e6 / seconds,
+    batchBytesSent: bytes, largestBatchBytes: largest, durationMs, completionRate: completed / seconds, payloadMBps: (completed * o.recordBytes) / 1e6 / seconds,
     wireMBps: bytes / 1e6 / seconds, publishLatency: latency.summary(), requestLatency: requestLatency.summary(),
+    streaming: o.streamingCompression ? streaming : null, resends,
   };
 }
