@@ -17,6 +17,10 @@
 // Checksums: bytes on disk for appends (engine and plain must match), and a
 // sample of the byte stream for reads (must match between engine and plain).
 // The directory is under os.tmpdir() (ext4 here); SEGLOG_BENCH_DIR overrides.
+// Then bench/lib/log-placement.ts: append throughput for 16 KiB / 256 KiB /
+// 1 MiB batches (disk O_DIRECT reference, Log direct, Log buffered, plain fs),
+// the share of appends and caught-up reads served on the caller, and active-
+// segment reads from the tail cache vs the file.
 import { closeSync, fdatasyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +28,7 @@ import { NodeIo } from '@seglog/io';
 import { Log, LogConfig } from '@seglog/log';
 import { buildBatch, RecordBatch, type RecordInput } from '@seglog/records';
 import { fmtMBps, fmtRate, pretouch, printTable, runCases, type BenchOptions, type Case, type CaseResult } from './lib/harness.js';
+import { runPlacementTables } from './lib/log-placement.js';
 
 const MiB = 1024 * 1024;
 const RECORD_VALUE_BYTES = 100;
@@ -242,6 +247,10 @@ export async function run(options: BenchOptions): Promise<void> {
   try {
     log = await appendTable(setup, options, io);
     await readTable(log, setup, options);
+    await log.close();
+    log = null;
+    // Direct vs buffered vs plain fs per batch size against the disk's O_DIRECT bandwidth, placement shares, cache vs file reads.
+    await runPlacementTables(root, options);
   } finally {
     await log?.close();
     rmSync(root, { recursive: true, force: true });
