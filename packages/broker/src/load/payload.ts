@@ -13,7 +13,7 @@
 //            'text'   words of a fixed 64-word vocabulary (skewed to the first
 //                     ones: the least of three draws) and, 1 draw in 32, a
 //                     base-36 number (JSON-ish text; 2000 values of 512 bytes
-//                     compress gzip 5.25×, zstd 4.58×, lz4 2.45×)
+//                     compress gzip 5.24×, zstd 4.57×, lz4 2.45×)
 //
 // Same (producer, partition, sequence, length, kind) → same bytes, always.
 
@@ -79,7 +79,11 @@ export function fillPayload(target: Buffer, position: number, length: number, id
   else fillRandom(target, position + PAYLOAD_HEADER_BYTES, position + length, seed);
 }
 
-/** Words (31 in 32 draws) and base-36 numbers (1 in 32), cut at `end`; one stream draw per token. */
+/**
+ * Words (31 in 32 draws) and base-36 numbers (1 in 32), cut at `end`; one
+ * stream draw per token. Byte loops, not Buffer.copy/write: a native call
+ * per 6-byte word made this 9.4 µs per 512-byte value; the loops take 2.6 µs (random: 1.3 µs).
+ */
 function fillText(target: Buffer, start: number, end: number, seed: number): void {
   let x = seed;
   let at = start;
@@ -89,13 +93,17 @@ function fillText(target: Buffer, start: number, end: number, seed: number): voi
     x ^= x << 5;
     const r = x >>> 0;
     if ((r & 31) === 0) {
-      const digits = (r >>> 5) % 100_000;
-      at += target.write(`${digits.toString(36)} `, at, end - at, 'latin1');
+      let digits = (r >>> 5) % 100_000;
+      do {
+        const d = digits % 36;
+        target[at++] = d < 10 ? 48 + d : 87 + d;
+        digits = Math.floor(digits / 36);
+      } while (digits > 0 && at < end);
+      if (at < end) target[at++] = 0x20;
     } else {
       const w = Math.min((r >>> 5) & 63, (r >>> 11) & 63, (r >>> 17) & 63);
-      const from = WORD_STARTS[w] as number;
-      const to = Math.min(WORD_STARTS[w + 1] as number, from + end - at);
-      at += WORDS.copy(target, at, from, to);
+      const to = WORD_STARTS[w + 1] as number;
+      for (let i = WORD_STARTS[w] as number; i < to && at < end; i++) target[at++] = WORDS[i] as number;
     }
   }
 }
