@@ -317,7 +317,11 @@ class SimFile implements IoFile {
       if (n === 0) throw state.nospc(syscall, this.path);
     }
     if (n > 1 && state.fault('shortWrite', this.path)) n = 1 + state.prng.int(n - 1);
-    state.disk.write(this.node, position, bytes.slice(0, n));
+    // A copy, never a view: the caller owns its buffer again once the write
+    // completes (a staging chunk is reused), and a later fsync must make
+    // durable the bytes of this write, not whatever the buffer holds then.
+    // Buffer#slice is a view; Uint8Array#slice copies.
+    state.disk.write(this.node, position, Uint8Array.prototype.slice.call(bytes, 0, n));
     return n;
   }
 
