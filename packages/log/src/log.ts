@@ -77,6 +77,7 @@ import type { ProducerStateManager } from './producer-state-manager.js';
 import { TailCache } from './tail-cache.js';
 import type { TailCacheBudget } from './tail-cache.js';
 import type { AbortedTxn } from './txn-index.js';
+import { seams } from './internal/test-seams.js';
 
 export type { CorruptionPolicy } from './internal/log-loader.js';
 export type { TxnMarkerOptions } from './internal/append-accounting.js';
@@ -909,6 +910,7 @@ export class Log {
       while (this.stateValue === 'open' && this.flushPaused === 0 && this.flushWanted()) {
         const target = this.writtenOffsetValue;
         const from = this.durableOffsetValue;
+        if (seams.ackBeforeSync) this.durableWaiters.releaseBelow(target); // mutant: acknowledge first
         await this.onPool(() => this.syncRange(from, target), Priority.flush);
         if (this.stateValue !== 'open') return;
         if (target > this.durableOffsetValue) this.durableOffsetValue = target;
@@ -935,7 +937,7 @@ export class Log {
       this.metrics.flushes++;
       if (segment !== this.active) await segment.flushIndexes();
     }
-    if (dirDirty) {
+    if (dirDirty && !seams.skipSegmentDirFsync) {
       await this.io.fsyncDir(this.dir);
       this.metrics.dirSyncs++;
     }

@@ -46,6 +46,7 @@ import { ProducerStateManager } from '../producer-state-manager.js';
 import { Segment } from '../segment.js';
 import type { SegmentRecovery } from '../segment.js';
 import { logCorruption } from './log-errors.js';
+import { seams } from './test-seams.js';
 
 export type CorruptionPolicy = 'fail' | 'truncate';
 
@@ -142,7 +143,7 @@ function epochAssigner(cache: LeaderEpochCache, pending: Promise<boolean>[]): (b
 }
 
 function checkRecovery(segment: Segment, result: SegmentRecovery, options: LoadOptions, trusted: boolean, next: Segment | undefined): void {
-  if (trusted || options.onCorruption === 'truncate') return;
+  if (trusted || options.onCorruption === 'truncate' || seams.truncateBelowDurable) return; // last: mutant
   if (result.stop === 'end' || result.nextOffset >= options.recoveryPoint) return;
   // Only zeros after the last batch and the next segment starts right there: nothing is lost.
   if (result.stop === 'zero' && next !== undefined && next.baseOffset === result.nextOffset) return;
@@ -222,6 +223,7 @@ function gapFollows(segments: readonly Segment[], i: number, options: LoadOption
 
 function checkEnd(segments: readonly Segment[], logEndOffset: number, options: LoadOptions): void {
   if (options.hadCleanShutdown || options.onCorruption === 'truncate' || logEndOffset >= options.recoveryPoint) return;
+  if (seams.truncateBelowDurable) return; // mutant
   const last = segments[segments.length - 1];
   const path = last === undefined ? '(none)' : Segment.path(last.dir, last.baseOffset, 'log');
   throw logCorruption(path, 'the log ends below the recovery point (durable data is missing)', {
