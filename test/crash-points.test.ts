@@ -327,7 +327,7 @@ async function appendBatches(log: Log, count: number, epoch: number, ledger: Led
   return last;
 }
 
-describe('ENGINE BUGS found by the crash-point enumeration (failing until packages/log is fixed)', () => {
+describe('ENGINE BUGS found by the crash-point enumeration (regressions: each failed until its fix in packages/log)', () => {
   it('ENGINE BUG 1: a partition directory left by a crash is never made durable, so records acknowledged after recovery vanish on power loss', async () => {
     // Crash (kill -9) right after Log.open's mkdir, before the parent fsync:
     // the directory exists in the page cache only. The next open sees it and

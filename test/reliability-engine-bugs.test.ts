@@ -7,8 +7,12 @@ import { DIR, Ledger, openLog } from './lib/crash-workload.js';
 import { checkRecoveredLog, segmentFile } from './lib/log-checker.js';
 import { appendExpected, closedLog, codeOf, newMachine, rewriteFile } from './lib/reliability-fixture.js';
 
-describe('ENGINE BUGS found by the reliability suite (failing until packages/log is fixed)', () => {
-  it('ENGINE BUG 5: one zeroed byte in a trusted .index sends reads of intact durable records to SEGLOG_ERR_LOG_CORRUPTION instead of a rebuilt index', async () => {
+// These three are OPEN engine bugs. Each scenario is run and asserted with
+// it.fails: the test passes while the bug reproduces and FAILS as soon as the
+// engine is fixed, so the fix must turn it back into a plain it(). They are
+// listed in the closing note of issue 7, which stays open until they are fixed.
+describe('OPEN engine bugs found by the reliability suite (it.fails: passes while the bug reproduces)', () => {
+  it.fails('ENGINE BUG 5 (open): one zeroed byte in a trusted .index sends reads of intact durable records to SEGLOG_ERR_LOG_CORRUPTION instead of a rebuilt index', async () => {
     // fuzz index-file, seed 1: 7 batches, segment 0's .index, one byte set to
     // 0. The entry still increases, so the load-time checks (monotonic,
     // inside the file) pass, but it points into the middle of a batch; reads
@@ -28,7 +32,7 @@ describe('ENGINE BUGS found by the reliability suite (failing until packages/log
     }
   });
 
-  it('ENGINE BUG 6: one zeroed byte in a trusted .timeindex makes offsetForTimestamp answer the wrong offset', async () => {
+  it.fails('ENGINE BUG 6 (open): one zeroed byte in a trusted .timeindex makes offsetForTimestamp answer the wrong offset', async () => {
     // fuzz index-file, seed 1: 3 batches, .timeindex byte set to 0, clean
     // open: offsetForTimestamp(T0+2) = 3 (expected 2). The time index
     // entries are not checked against the .log at load.
@@ -45,7 +49,7 @@ describe('ENGINE BUGS found by the reliability suite (failing until packages/log
     }
   });
 
-  it('ENGINE BUG 8: after a sync EIO and a restart, recovery trusts page-cache bytes the failed fsync dropped (fsyncgate); a power loss then leaves a hole below the recovery point', async () => {
+  it.fails('ENGINE BUG 8 (open): after a sync EIO and a restart, recovery trusts page-cache bytes the failed fsync dropped (fsyncgate); a power loss then leaves a hole below the recovery point', async () => {
     // Model run, seed 7 (SEGLOG_MODEL_SEED=7 SEGLOG_MODEL_PATH=15:8:13):
     // [Append(4), Fault(syncEio), Append(2), Retention, Crash(power-chaotic)].
     // The failed fdatasync drops its writes from durable state but leaves
