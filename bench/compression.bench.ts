@@ -1,0 +1,105 @@
+// Producer-side cost and request density of compressed produce, uncompressed-
+// vs compressed-size-bounded batches (issue 10 item 3; franz-go PR #1366):
+// the load client (packages/broker/src/load) against an in-process BLACKHOLE
+// broker, so the log's storage cost is out and what remains is the client
+// (payload generation, compression, merging) plus the broker's produce
+// validation on loopback, both in this process.
+//
+// Cases: codec none/gzip/zstd/lz4 × linger 0/1 ms × batching
+//   uncompressed-bounded  batches closed at batchBytes = 1048588 bytes of
+//                         UNCOMPRESSED records (Kafka batch.size, franz-go's
+//                         ProducerBatchMaxBytes set to the broker limit);
+//   compressed-bounded    --streaming-compression: BoundedBatchBuilder
+//                         bounded by maxBatchBytes = 1048588 COMPRESSED
+//                         bytes, backlogs merged by mergeUnsent before a send.
+// One idempotent producer, acks -1, 4 partitions, 512-byte 'text' values
+// (payload.ts: gzip 5.24×, zstd 4.57×, lz4 2.45×), closed loop, ≤ 5 in flight.
+// Timed: the produce phase only (report.produce.durationMs: first record
+// generated → last acknowledgement). Reported per case, medians over the
+// rounds (cases alternate order between rounds): ns/record, payload MB/s,
+// records per produce request and per batch, wire compression ratio, and the
+// throughput ratio against uncompressed-bounded at the same codec and linger.
+// Checksum: records acknowledged plus the end-offset advance over all rounds
+// (each must equal records × rounds; a case that silently did nothing shows).
+import { Broker, runLoad } from '@seglog/broker';
+import type { LoadOptions, LoadReport } from '@seglog/broker';
+import { median, printTable, runCases, type BenchOptions, type Case } from './lib/harness.js';
+
+const CODECS = ['none', 'gzip', 'zstd', 'lz4'] as const;
+const LINGERS = [0, 1] as const;
+const MODES = ['uncompressed-bounded', 'compressed-bounded'] as const;
+const LIMIT_BYTES = 1_048_588;
+
+interface Measured {
+  readonly name: string;
+  readonly baseline: string;
+  readonly nsPerRecord: number[];
+  readonly mbps: number[];
+  readonly recordsPerRequest: number[];
+  readonly recordsPerBatch: number[];
+  readonly wireRatio: number[];
+}
+
+export async function run(options: BenchOptions): Promise<void> {
+  const records = options.quick ? 4_000 : 100_000;
+  const common: Partial<LoadOptions> = {
+    partitions: 4, producers: 1, recordBytes: 512, payload: 'text', records, acks: -1, idempotent: true, createTopic: true,
+    batchBytes: LIMIT_BYTES, maxBatchBytes: LIMIT_BYTES, maxInFlight: 5, requestTimeoutMs: 60_000, maxProduceMs: 600_000,
+  };
+  console.log(`params: ${records} records × 512 B text values per case, 4 partitions, 1 idempotent producer, acks -1, ` +
+    `5 in flight, limit ${LIMIT_BYTES} B (uncompressed batch.size | compressed max.message.bytes), buffer 32 MiB, blackhole broker in-process`);
+  const broker = await Broker.start({ blackhole: true, port: 0, log: () => undefined });
+  try {
+    const measured: Measured[] = [];
+    const cases: Case[] = [];
+    for (const codec of CODECS) {
+      for (const lingerMs of LINGERS) {
+        for (const mode of MODES) {
+          const m: Measured = {
+            name: `${codec.padEnd(4)} linger ${lingerMs} ${mode}`, baseline: `${codec.padEnd(4)} linger ${lingerMs} ${MODES[0]}`,
+            nsPerRecord: [], mbps: [], recordsPerRequest: [], recordsPerBatch: [], wireRatio: [],
+          };
+          measured.push(m);
+          const caseOptions: Partial<LoadOptions> = {
+            ...common, port: broker.port, broker, topic: `bench-${codec}-${lingerMs}-${mode}`, compression: codec, lingerMs,
+            streamingCompression: mode === 'compressed-bounded',
+          };
+          cases.push({ name: m.name, run: async () => record(m, await runLoad(caseOptions), records) });
+        }
+      }
+    }
+    const results = await runCases(cases, options);
+    printResults(measured, results.map((r) => r.checksum), records * options.runs * 2);
+  } finally {
+    await broker.stop();
+  }
+}
+
+function record(m: Measured, report: LoadReport, records: number): { units: number; checksum: number } {
+  const p = report.produce;
+  if (!report.ok || p.recordsAcknowledged !== records) throw new Error(`${m.name}: ${p.recordsAcknowledged}/${records} acknowledged, errors ${p.requestErrors.join('; ')}`);
+  m.nsPerRecord.push((p.durationMs * 1e6) / records);
+  m.mbps.push(p.payloadMBps);
+  m.recordsPerRequest.push(p.recordsPerRequest);
+  m.recordsPerBatch.push(p.recordsPerBatch);
+  m.wireRatio.push((records * report.options.recordBytes) / p.batchBytesSent);
+  let advance = 0;
+  report.endOffsets.forEach((end, i) => (advance += end - (report.startOffsets[i] ?? 0)));
+  return { units: records, checksum: (p.recordsAcknowledged + advance) >>> 0 };
+}
+
+function printResults(measured: readonly Measured[], checksums: readonly number[], expected: number): void {
+  const rows: string[][] = [['case', 'ns/record', 'min-max ns/record', 'payload MB/s', 'records/request', 'records/batch', 'wire ratio', 'MB/s vs uncompressed-bounded', 'checksum']];
+  const byName = new Map(measured.map((m) => [m.name, m]));
+  measured.forEach((m, i) => {
+    const base = byName.get(m.baseline);
+    const ratio = base === undefined ? Number.NaN : median(m.mbps) / median(base.mbps);
+    rows.push([
+      m.name, median(m.nsPerRecord).toFixed(0), `${Math.min(...m.nsPerRecord).toFixed(0)}-${Math.max(...m.nsPerRecord).toFixed(0)}`,
+      median(m.mbps).toFixed(1), median(m.recordsPerRequest).toFixed(0), median(m.recordsPerBatch).toFixed(0),
+      `${median(m.wireRatio).toFixed(2)}x`, `${ratio.toFixed(2)}x`, `${checksums[i]}${checksums[i] === expected ? '' : ' (!)'}`,
+    ]);
+  });
+  printTable(rows);
+  console.log(`checksum: records acknowledged + end-offset advance over the rounds; expected ${expected} per case`);
+}
