@@ -32,13 +32,15 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 type Strategy = 'coalesce' | 'writev' | 'sendfile' | 'pread' | 'coalesce-file';
 const STRATEGIES: readonly Strategy[] = ['coalesce', 'writev', 'sendfile', 'pread', 'coalesce-file'];
 
-interface Cell {
+export interface Cell {
   size: number;
   count: number;
   strategy: Strategy;
   mbps: number;
   mbpsMin: number;
   mbpsMax: number;
+  /** MB/s of every run. */
+  mbpsSamples: number[];
   syscallsPerMiB: number;
   cpuMsPerMiB: number;
   responsesPerRound: number;
@@ -57,9 +59,9 @@ process.on('message', (m) => { target = m.expect; check(); });
 process.on('disconnect', () => process.exit(0));
 `;
 
-interface Link { socket: net.Socket; child: ChildProcess; sent: number; ack(total: number): Promise<void>; close(): void }
+export interface Link { socket: net.Socket; child: ChildProcess; sent: number; ack(total: number): Promise<void>; close(): void }
 
-async function connectReader(): Promise<Link> {
+export async function connectReader(): Promise<Link> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
@@ -135,11 +137,17 @@ function fmtSize(n: number): string {
   return n >= MiB ? `${n / MiB} MiB` : n >= KiB ? `${n / KiB} KiB` : `${n} B`;
 }
 
-async function grid(options: BenchOptions, link: Link, file: IoFile, source: Buffer): Promise<Cell[]> {
-  const sizes = options.quick ? [100, 16 * KiB, MiB] : [100, KiB, 16 * KiB, 64 * KiB, MiB];
-  const counts = options.quick ? [1, 16] : [1, 16, 64];
-  const targetBytes = options.quick ? 2 * MiB : 32 * MiB;
-  const maxResponses = options.quick ? 100 : 2000;
+export interface GridParams { readonly sizes: readonly number[]; readonly counts: readonly number[]; readonly targetBytes: number; readonly maxResponses: number }
+
+export function defaultGrid(options: BenchOptions): GridParams {
+  return options.quick
+    ? { sizes: [100, 16 * KiB, MiB], counts: [1, 16], targetBytes: 2 * MiB, maxResponses: 100 }
+    : { sizes: [100, KiB, 16 * KiB, 64 * KiB, MiB], counts: [1, 16, 64], targetBytes: 32 * MiB, maxResponses: 2000 };
+}
+
+/** Every strategy at every fragment size x count; `source` must be the file's bytes (inline fragments are slices of it). */
+export async function grid(options: BenchOptions, link: Link, file: IoFile, source: Buffer, params: GridParams = defaultGrid(options)): Promise<Cell[]> {
+  const { sizes, counts, targetBytes, maxResponses } = params;
   const limiter = new SendfileLimiter(2);
   const cells: Cell[] = [];
   const strategies = STRATEGIES.filter((s) => s !== 'sendfile' || capabilities.sendfile);
@@ -162,7 +170,7 @@ async function grid(options: BenchOptions, link: Link, file: IoFile, source: Buf
         const mib = acc.bytes.map((b) => b / MiB);
         cells.push({
           size, count, strategy: r.name as Strategy,
-          mbps: r.median / 1e6, mbpsMin: r.min / 1e6, mbpsMax: r.max / 1e6,
+          mbps: r.median / 1e6, mbpsMin: r.min / 1e6, mbpsMax: r.max / 1e6, mbpsSamples: r.rates.map((x) => x / 1e6),
           syscallsPerMiB: median(acc.syscalls.map((s, i) => s / mib[i]!)),
           cpuMsPerMiB: median(acc.cpuUs.map((u, i) => u / 1000 / mib[i]!)),
           responsesPerRound: responses,
@@ -210,7 +218,7 @@ function stump(points: ReadonlyArray<{ x: number; aWins: boolean }>): number | n
 }
 
 /** The thresholds the grid implies. */
-function thresholds(cells: readonly Cell[]): Record<string, string> {
+export function thresholds(cells: readonly Cell[]): Record<string, string> {
   const at = (size: number, count: number, s: Strategy): Cell | undefined => cells.find((c) => c.size === size && c.count === count && c.strategy === s);
   const inline = cells.filter((c) => c.strategy === 'coalesce' && at(c.size, c.count, 'writev') !== undefined)
     .map((c) => ({ x: HEADER.length + c.size * c.count, aWins: c.mbps >= at(c.size, c.count, 'writev')!.mbps }));
@@ -237,7 +245,7 @@ async function sweep(name: string, link: Link, options: BenchOptions, variants: 
   return results.map((r) => ({ label: r.name, mbps: r.median / 1e6 }));
 }
 
-function svg(cells: readonly Cell[]): string {
+export function svg(cells: readonly Cell[]): string {
   const counts = [...new Set(cells.map((c) => c.count))];
   const sizes = [...new Set(cells.map((c) => c.size))].sort((a, b) => a - b);
   const strategies = [...new Set(cells.map((c) => c.strategy))];
@@ -271,16 +279,22 @@ function svg(cells: readonly Cell[]): string {
   return out.join('\n');
 }
 
-export async function run(options: BenchOptions): Promise<void> {
+export interface FetchFixture { readonly dir: string; readonly source: Buffer; readonly file: IoFile }
+
+/** A file of `fileBytes` in the page cache, its bytes in memory (the inline fragments' source). */
+export async function fetchFixture(fileBytes: number): Promise<FetchFixture> {
   const dir = mkdtempSync(path.join(process.env['SEGLOG_BENCH_DIR'] ?? os.tmpdir(), 'seglog-bench-fetch-'));
-  const fileBytes = options.quick ? 17 * MiB : 66 * MiB;
   const source = Buffer.allocUnsafe(fileBytes);
   for (let i = 0; i < fileBytes; i += 4) source.writeUInt32LE((i * 2654435761) >>> 0, i);
   const filePath = path.join(dir, '00000000000000000000.log');
   writeFileSync(filePath, source);
   readFileSync(filePath); // in the page cache before timing
-  const io = new NodeIo();
-  const file = await io.open(filePath, { readOnly: true });
+  const file = await new NodeIo().open(filePath, { readOnly: true });
+  return { dir, source, file };
+}
+
+export async function run(options: BenchOptions): Promise<void> {
+  const { dir, source, file } = await fetchFixture(options.quick ? 17 * MiB : 66 * MiB);
   const link = await connectReader();
   try {
     console.log(`sendfile: ${capabilities.sendfile ? 'native' : 'unavailable (skipped)'}; header ${HEADER.length} B; reader: child process over loopback TCP`);

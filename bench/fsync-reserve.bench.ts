@@ -41,13 +41,13 @@ const KiB = 1024;
 type Mode = 'none' | AllocateMode;
 const MODES: readonly Mode[] = ['none', 'fallocate', 'fallocate-keep-size', 'truncate', 'zero'];
 
-interface CaseSpec {
+export interface CaseSpec {
   readonly mode: Mode;
   readonly size: number;
   readonly direct: boolean;
 }
 
-interface RoundResult {
+export interface RoundResult {
   readonly p50Us: number;
   readonly p99Us: number;
   readonly syncsPerSec: number;
@@ -60,7 +60,7 @@ function percentile(sorted: Float64Array, q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 }
 
-async function runCase(io: NodeIo, dir: string, spec: CaseSpec, ops: number, data: Buffer, n: number): Promise<RoundResult> {
+export async function runCase(io: NodeIo, dir: string, spec: CaseSpec, ops: number, data: Buffer, n: number): Promise<RoundResult> {
   const file = path.join(dir, `f${n}`);
   const handle: IoFile = await io.open(file, { create: true, direct: spec.direct });
   const total = ops * spec.size;

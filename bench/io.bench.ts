@@ -46,7 +46,8 @@ async function crcTable(options: BenchOptions): Promise<void> {
   printTable(rows);
 }
 
-async function writeFile(io: NodeIo, file: string, direct: boolean, chunks: Buffer[], totalBytes: number, inFlight: number): Promise<number> {
+/** Writes totalBytes sequentially from `chunks` (one per slot in flight), then one fdatasync; removes the file. */
+export async function writeFile(io: NodeIo, file: string, direct: boolean, chunks: Buffer[], totalBytes: number, inFlight: number): Promise<number> {
   const handle: IoFile = await io.open(file, { create: true, direct });
   let position = 0;
   let checksum = 0;

@@ -25,6 +25,10 @@ export interface Case {
   /** Called before the first round, untimed (allocate, pre-touch, warm up). */
   readonly setup?: () => void | Promise<void>;
   readonly teardown?: () => void | Promise<void>;
+  /** Called before every round of this case, untimed (open a fresh log, ...). */
+  readonly before?: () => void | Promise<void>;
+  /** Called after every round of this case, untimed (close and remove what the round wrote). */
+  readonly after?: () => void | Promise<void>;
 }
 
 export interface CaseResult {
@@ -55,9 +59,11 @@ export async function runCases(cases: readonly Case[], options: BenchOptions): P
     if (round % 2 === 1) order.reverse();
     for (const i of order) {
       const c = cases[i]!;
+      await c.before?.();
       const t0 = process.hrtime.bigint();
       const r = await c.run();
       const ns = Number(process.hrtime.bigint() - t0);
+      await c.after?.();
       samples[i]!.push({ ns, units: r.units });
       checksums[i] = (checksums[i]! + r.checksum) >>> 0;
     }

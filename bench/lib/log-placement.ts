@@ -28,10 +28,9 @@ const KiB = 1024;
 const MiB = 1024 * KiB;
 const T0 = 1_700_000_000_000;
 
-function makeBatch(bytes: number, seed: number): Buffer {
-  const valueBytes = 1000;
+export function makeBatch(bytes: number, seed: number, valueBytes = 1000): Buffer {
   const records: RecordInput[] = [];
-  const count = Math.max(1, Math.floor((bytes - 61) / (valueBytes + 12)));
+  const count = Math.max(1, Math.floor((bytes - 61) / (valueBytes + (valueBytes < 128 ? 8 : 12))));
   let x = seed >>> 0;
   for (let r = 0; r < count; r++) {
     const value = Buffer.allocUnsafe(valueBytes);
@@ -44,7 +43,7 @@ function makeBatch(bytes: number, seed: number): Buffer {
   return buildBatch({ records, baseTimestamp: T0 });
 }
 
-interface SizeSetup {
+export interface SizeSetup {
   readonly batchBytes: number;
   readonly batches: Buffer[];
   readonly views: RecordBatch[];
@@ -52,23 +51,23 @@ interface SizeSetup {
   readonly totalBytes: number;
 }
 
-function sizeSetup(batchBytes: number, totalTarget: number): SizeSetup {
+export function sizeSetup(batchBytes: number, totalTarget: number, valueBytes = 1000): SizeSetup {
   const slots = Math.max(4, Math.min(32, Math.floor((8 * MiB) / batchBytes)));
-  const batches = Array.from({ length: slots }, (_, i) => makeBatch(batchBytes, i + 1));
+  const batches = Array.from({ length: slots }, (_, i) => makeBatch(batchBytes, i + 1, valueBytes));
   const count = Math.max(slots, Math.floor(totalTarget / batches[0]!.length));
   let totalBytes = 0;
   for (let i = 0; i < count; i++) totalBytes += batches[i % slots]!.length;
   return { batchBytes, batches, views: batches.map((b) => new RecordBatch(b)), count, totalBytes };
 }
 
-function logConfig(writeMode: WriteMode, segmentBytes: number): LogConfig {
+export function logConfig(writeMode: WriteMode, segmentBytes: number): LogConfig {
   return new LogConfig({ segmentBytes, retentionMs: -1, writeMode, maxMessageBytes: 2 * MiB });
 }
 
-interface PlacementTotals { appendCaller: number; appendPool: number; readCaller: number; readPool: number }
+export interface PlacementTotals { appendCaller: number; appendPool: number; readCaller: number; readPool: number }
 
 /** Appends everything while a caught-up consumer tails the log (waits for written(), reads 1 MiB); flush; returns the log size. */
-async function appendWithConsumer(log: Log, s: SizeSetup, totals: PlacementTotals): Promise<number> {
+export async function appendWithConsumer(log: Log, s: SizeSetup, totals: PlacementTotals): Promise<number> {
   const slots = s.batches.length;
   const slotWritten: Array<Promise<void> | undefined> = new Array(slots);
   for (const view of s.views) view.setBaseOffset(0);
@@ -105,7 +104,7 @@ async function appendWithConsumer(log: Log, s: SizeSetup, totals: PlacementTotal
   return log.size;
 }
 
-function writePlain(file: string, s: SizeSetup): number {
+export function writePlain(file: string, s: SizeSetup): number {
   const fd = openSync(file, 'w', 0o600);
   let bytes = 0;
   try {
@@ -123,7 +122,7 @@ function writePlain(file: string, s: SizeSetup): number {
 }
 
 /** The disk's O_DIRECT bandwidth: sequential aligned pwrites of batchBytes rounded up to 4 KiB, then fdatasync. */
-async function writeDirectRaw(io: NodeIo, file: string, s: SizeSetup, arena: AlignedArena): Promise<number> {
+export async function writeDirectRaw(io: NodeIo, file: string, s: SizeSetup, arena: AlignedArena): Promise<number> {
   const chunk = arena.acquire();
   if (chunk === null) throw new Error('arena exhausted');
   const handle = await io.open(file, { create: true, direct: true });
