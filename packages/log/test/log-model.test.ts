@@ -25,7 +25,7 @@ type Op =
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('append' as const), count: fc.integer({ min: 1, max: 4 }), valueBytes: fc.integer({ min: 4, max: 60 }) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('read' as const), at: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), maxBytes: fc.integer({ min: 1, max: 400 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('truncate' as const), at: fc.double({ min: 0, max: 1, noNaN: true }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('truncate' as const), at: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('retain' as const), at: fc.double({ min: 0, max: 1, noNaN: true }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('reopen' as const), crash: fc.boolean() }) },
 );
