@@ -12,7 +12,7 @@ import { appendExpected, closedLog, codeOf, newMachine, rewriteFile } from './li
 // engine is fixed, so the fix must turn it back into a plain it(). They are
 // listed in the closing note of issue 7, which stays open until they are fixed.
 describe('OPEN engine bugs found by the reliability suite (it.fails: passes while the bug reproduces)', () => {
-  it.fails('ENGINE BUG 5 (open): one zeroed byte in a trusted .index sends reads of intact durable records to SEGLOG_ERR_LOG_CORRUPTION instead of a rebuilt index', async () => {
+  it('ENGINE BUG 5 (fixed): one zeroed byte in a trusted .index sends reads of intact durable records to SEGLOG_ERR_LOG_CORRUPTION instead of a rebuilt index', async () => {
     // fuzz index-file, seed 1: 7 batches, segment 0's .index, one byte set to
     // 0. The entry still increases, so the load-time checks (monotonic,
     // inside the file) pass, but it points into the middle of a batch; reads

@@ -20,6 +20,14 @@
 //   adding the batch), with the time-index entry (max timestamp so far, its
 //   batch last offset) at the same moment (Kafka's LogSegment.append). The
 //   .log file is authoritative: indexes are rebuilt by recover().
+// - A trusted index (clean stop, or below the recovery point) is checked on
+//   use, not at load: an offset-index entry must start a batch whose last
+//   offset is the entry's offset (the one header read the lookup does
+//   anyway). A wrong entry, or a malformed header reached through one,
+//   rebuilds the indexes from the .log (rebuildIndexes) and the read is
+//   retried once; only a .log whose own headers are bad is
+//   SEGLOG_ERR_LOG_CORRUPTION (ENGINE BUG 5 in
+//   test/reliability-engine-bugs.test.ts).
 // - recover() keeps the longest valid prefix: it stops at the first partial,
 //   all-zero, corrupt (framing, CRC) or out-of-order batch and cuts the file
 //   there.
@@ -35,6 +43,7 @@ import { corruptIndex } from './internal/index-errors.js';
 import { logCorruption } from './internal/log-errors.js';
 import type { LogConfig } from './log-config.js';
 import { OffsetIndex } from './offset-index.js';
+import type { OffsetPosition } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import type { TimestampOffset } from './time-index.js';
 import { TxnIndex } from './txn-index.js';
@@ -112,6 +121,8 @@ export class Segment {
   preallocated: boolean;
   /** The .index file was missing on open: recover before use. */
   indexWasMissing: boolean;
+  /** A running rebuildIndexes() (concurrent readers that find the index wrong share it). */
+  private indexRebuild: Promise<void> | null;
 
   private constructor(io: Io, dir: string, baseOffset: number, config: LogConfig, parts: { logFile: SegmentFileRef; offsetIndex: OffsetIndex; timeIndex: TimeIndex; txnIndex: TxnIndex | null; size: number; nowMs: number; rollJitterMs: number; lastModifiedMs: number }) {
     this.io = io;
@@ -135,6 +146,7 @@ export class Segment {
     this.bytesSinceLastIndexEntry = 0;
     this.preallocated = false;
     this.indexWasMissing = false;
+    this.indexRebuild = null;
   }
 
   static path(dir: string, baseOffset: number, kind: 'log' | 'index' | 'timeindex' | 'txnindex', transient: TransientKind | null = null): string {
@@ -338,12 +350,56 @@ export class Segment {
    * `limit`: true with its header in `reader`, false when there is none.
    */
   async translateOffset(offset: number, reader: BatchHeaderReader, limit = this.readablePosition): Promise<boolean> {
-    let position = this.offsetIndex.lookup(offset).position;
-    while (await reader.read(position, limit)) {
-      if (reader.lastOffset >= offset) return true;
+    const entry = this.offsetIndex.lookup(offset);
+    if (!(await this.readAtEntry(entry, reader, limit))) return false;
+    let position = entry.position;
+    while (reader.lastOffset < offset) {
       position += reader.size;
+      if (!(await reader.read(position, limit))) return false;
     }
-    return false;
+    return true;
+  }
+
+  /**
+   * Reads the header of the batch an offset-index entry points at (the one
+   * header read a lookup does anyway) and checks the entry against it: a
+   * real entry (position > 0) below `limit` must start a batch whose last
+   * offset is the entry's offset. False when the entry is at or past `limit`
+   * (the active segment indexes a batch before its bytes are written).
+   * Throws SEGLOG_ERR_LOG_CORRUPTION for a wrong entry (a damaged trusted
+   * .index: the caller rebuilds it, see withIndexRebuild) or a malformed
+   * header.
+   */
+  private async readAtEntry(entry: OffsetPosition, reader: BatchHeaderReader, limit: number): Promise<boolean> {
+    if (!(await reader.read(entry.position, limit))) {
+      if (entry.position < limit) throw this.indexEntryMismatch(entry, -1);
+      return false;
+    }
+    if (entry.position > 0 && reader.lastOffset !== entry.offset) throw this.indexEntryMismatch(entry, reader.lastOffset);
+    return true;
+  }
+
+  private indexEntryMismatch(entry: OffsetPosition, lastOffset: number): Error {
+    return logCorruption(this.offsetIndex.path, 'offset index entry does not point at a batch ending at its offset', {
+      baseOffset: this.baseOffset, offset: entry.offset, position: entry.position, lastOffset,
+    });
+  }
+
+  /**
+   * Runs `read`; when it fails with SEGLOG_ERR_LOG_CORRUPTION (an index entry
+   * that does not match the .log, or a header read through one that is not a
+   * batch), rebuilds the indexes from the .log and runs it once more with
+   * `retry` = true. The .log is authoritative and its headers are checked by
+   * the rebuild, so corruption that survives the rebuild is real.
+   */
+  private async withIndexRebuild<T>(read: (retry: boolean) => Promise<T>): Promise<T> {
+    try {
+      return await read(false);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SEGLOG_ERR_LOG_CORRUPTION') throw error;
+      await this.rebuildIndexes();
+      return read(true);
+    }
   }
 
   /**
@@ -353,7 +409,11 @@ export class Segment {
    * below the written position holds startOffset or later; length 0 when the
    * first batch does not fit.
    */
-  async readRange(startOffset: number, maxBytes: number, boundOffset: number, minOneMessage: boolean): Promise<SegmentRange | null> {
+  readRange(startOffset: number, maxBytes: number, boundOffset: number, minOneMessage: boolean): Promise<SegmentRange | null> {
+    return this.withIndexRebuild(() => this.readRangeOnce(startOffset, maxBytes, boundOffset, minOneMessage));
+  }
+
+  private async readRangeOnce(startOffset: number, maxBytes: number, boundOffset: number, minOneMessage: boolean): Promise<SegmentRange | null> {
     const limit = this.readablePosition;
     const reader = new BatchHeaderReader(this.logFile.file);
     if (!(await this.translateOffset(startOffset, reader, limit))) return null;
@@ -361,9 +421,17 @@ export class Segment {
     const firstOffset = reader.baseOffset;
     const end = Math.min(limit, start + (minOneMessage ? Math.max(maxBytes, reader.size) : maxBytes));
     // Every batch before scanStart ends at or before `end` and has lastOffset < boundOffset.
-    let scanStart = this.offsetIndex.lookupByPosition(end)?.position ?? 0;
-    if (boundOffset - 1 >= this.baseOffset) scanStart = Math.min(scanStart, this.offsetIndex.lookup(boundOffset - 1).position);
-    let position = Math.max(scanStart, start);
+    let scanStart = this.offsetIndex.lookupByPosition(end);
+    if (scanStart !== undefined && boundOffset - 1 >= this.baseOffset) {
+      const byBound = this.offsetIndex.lookup(boundOffset - 1);
+      if (byBound.position < scanStart.position) scanStart = byBound;
+    }
+    let position = start;
+    if (scanStart !== undefined && scanStart.position > start) {
+      // The skip trusts the entry: check it (its header is the next one read anyway).
+      await this.readAtEntry(scanStart, reader, limit);
+      position = scanStart.position;
+    }
     let nextOffset = startOffset;
     for (;;) {
       if (!(await reader.read(position, limit))) {
@@ -438,6 +506,104 @@ export class Segment {
     this.readablePosition = validBytes;
     this.readableNextOffset = this.nextOffset;
     return result;
+  }
+
+  /**
+   * Rebuilds the offset and time indexes of the written bytes from the .log
+   * (a header scan, same entry rule as appendBatch) without cutting
+   * anything: a read found a trusted index wrong (ENGINE BUG 5 in
+   * test/reliability-engine-bugs.test.ts: one damaged byte must cost a
+   * rebuild, not the durable records behind it). A malformed header in the
+   * .log is real corruption and throws SEGLOG_ERR_LOG_CORRUPTION. Safe beside
+   * concurrent reads and appends: the new entries are installed in one
+   * synchronous step; entries the active segment added at or past the
+   * scanned limit are kept (dropping an entry only lengthens a scan).
+   * Concurrent callers share one rebuild.
+   */
+  rebuildIndexes(): Promise<void> {
+    if (this.indexRebuild === null) {
+      this.indexRebuild = this.rebuildIndexesOnce().finally(() => {
+        this.indexRebuild = null;
+      });
+    }
+    return this.indexRebuild;
+  }
+
+  private async rebuildIndexesOnce(): Promise<void> {
+    const limit = this.readablePosition;
+    const limitOffset = this.readableNextOffset;
+    const scan = await this.scanIndexEntries(limit);
+    // Room for the rebuilt entries (a sealed segment's files are trimmed); trimmed back below.
+    const wasTrimmed = this.offsetIndex.fileBytes === this.offsetIndex.sizeBytes;
+    await this.offsetIndex.resize(Math.max(this.config.segmentIndexBytes, this.offsetIndex.sizeBytes));
+    await this.timeIndex.resize(Math.max(this.config.segmentIndexBytes, this.timeIndex.sizeBytes));
+    // A truncation while scanning: what was scanned may be gone; leave the indexes to it.
+    if (this.readablePosition < limit) return;
+    this.installIndexEntries(scan, limit, limitOffset);
+    if (wasTrimmed) {
+      await this.offsetIndex.trim();
+      await this.timeIndex.trim();
+    }
+  }
+
+  /** The index entries of the batches in [0, limit), by appendBatch's rule; throws on a malformed header. */
+  private async scanIndexEntries(limit: number): Promise<IndexScan> {
+    const reader = new BatchHeaderReader(this.logFile.file, RECOVERY_CHUNK_BYTES);
+    const scan: IndexScan = { offsets: [], times: [], maxTimestamp: -1, offsetOfMaxTimestamp: this.baseOffset };
+    let bytesSinceLastEntry = 0;
+    let position = 0;
+    while (await reader.read(position, limit)) {
+      if (reader.maxTimestamp > scan.maxTimestamp) {
+        scan.maxTimestamp = reader.maxTimestamp;
+        scan.offsetOfMaxTimestamp = reader.lastOffset;
+      }
+      if (bytesSinceLastEntry > this.config.indexIntervalBytes) {
+        scan.offsets.push({ offset: reader.lastOffset, position });
+        scan.times.push({ timestamp: scan.maxTimestamp, offset: scan.offsetOfMaxTimestamp });
+        bytesSinceLastEntry = 0;
+      }
+      bytesSinceLastEntry += reader.size;
+      position += reader.size;
+    }
+    if (position !== limit) {
+      throw logCorruption(this.logFile.path, 'batches do not end at the written position', { baseOffset: this.baseOffset, position, limit });
+    }
+    return scan;
+  }
+
+  /** Replaces the index entries below `limit` by the scanned ones, synchronously (lookups never see a half-built index). */
+  private installIndexEntries(scan: IndexScan, limit: number, limitOffset: number): void {
+    const keptOffsets: OffsetPosition[] = [];
+    for (let slot = 0; slot < this.offsetIndex.entries; slot++) {
+      const entry = this.offsetIndex.entry(slot);
+      if (entry.position >= limit) keptOffsets.push(entry);
+    }
+    const keptTimes: TimestampOffset[] = [];
+    for (let slot = 0; slot < this.timeIndex.entries; slot++) {
+      const entry = this.timeIndex.entry(slot);
+      if (entry.offset >= limitOffset) keptTimes.push(entry);
+    }
+    this.offsetIndex.truncate();
+    this.timeIndex.truncate();
+    let lastOffset = -1;
+    for (const entry of [...scan.offsets, ...keptOffsets]) {
+      if (this.offsetIndex.isFull() || entry.offset <= lastOffset || entry.offset - this.baseOffset > INT32_MAX) continue;
+      this.offsetIndex.append(entry.offset, entry.position);
+      lastOffset = entry.offset;
+    }
+    let last: TimestampOffset = { timestamp: -1, offset: this.baseOffset };
+    for (const entry of [...scan.times, ...keptTimes]) {
+      // isFull keeps the slot of the entry written on roll.
+      if (entry.timestamp <= last.timestamp || entry.offset < last.offset || this.timeIndex.isFull()) continue;
+      this.timeIndex.maybeAppend(entry.timestamp, entry.offset);
+      last = entry;
+    }
+    if (limit !== this.size || keptTimes.length > 0) return;
+    // Sealed (or idle): the scan saw every batch; the max timestamp is the .log's, and indexed (as after recover()).
+    this.maxTimestampSoFar = scan.maxTimestamp;
+    this.offsetOfMaxTimestampSoFar = scan.offsetOfMaxTimestamp;
+    const final = scan.maxTimestamp > last.timestamp && scan.offsetOfMaxTimestamp >= last.offset;
+    if (final && this.timeIndex.entries < this.timeIndex.maxEntries) this.timeIndex.maybeAppend(scan.maxTimestamp, scan.offsetOfMaxTimestamp, true);
   }
 
   private async resetForRecovery(): Promise<void> {
@@ -551,6 +717,14 @@ export class Segment {
     ]);
     for (const result of results) if (result.status === 'rejected') throw result.reason;
   }
+}
+
+/** Index entries found by Segment.scanIndexEntries. */
+interface IndexScan {
+  readonly offsets: OffsetPosition[];
+  readonly times: TimestampOffset[];
+  maxTimestamp: number;
+  offsetOfMaxTimestamp: number;
 }
 
 /** One recovery pass over a segment file, reading it in chunks. */
