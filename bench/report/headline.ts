@@ -36,7 +36,8 @@ export function headline(r: Report): { table: Table; interpretation: string[] } 
     const bufferedRec = m(`${appendKey('buffered', 100, 16 * KiB, 16)}.recps`);
     row('direct appends, 100 B records, 16 KiB batches, 16 partitions', `${num(smallRec)} records/s`, `plain fs ${num(smallPlain)} MB/s`, x(smallMBps, smallPlain));
     lines.push(`Small records (100 B in 16 KiB batches, 16 partitions): ${num(smallRec)} records/s direct, ${num(bufferedRec)} buffered, at ${cpu.toFixed(2)} CPU-s per GB; ` +
-      `${x(smallMBps, smallPlain)} plain fs of the same bytes.`);
+      `${x(smallMBps, smallPlain)} plain fs of the same bytes` +
+      (smallMBps / smallPlain < 0.5 ? ' — per-record validation and the tail-cache copy on the event loop, see bench/README.md ("Where a figure is far from its reference").' : '.'));
   }
   for (const mode of ['buffered', 'direct'] as const) {
     const one = m(`durable.${mode}.p1.recps`);
@@ -64,7 +65,8 @@ export function headline(r: Report): { table: Table; interpretation: string[] } 
     row('caught-up consumer reads served on the caller', p(callerTail, 1), 'all reads', '-');
     lines.push(`Reads: a caught-up consumer is served ${p(callerTail, 1)} on the caller while the appends run (${p(cacheCaller, 1)} when reading the cached tail afterwards)` +
       (callerTail < 0.5 ? ' — mostly on the pool: see the placement reasons in report.json (raw.reads).' : '.') +
-      ` Tail-cache reads run at ${x(cache, page)} page-cache reads; catch-up reads from disk reach ${p(disk, dread)} of O_DIRECT sequential reads.`);
+      ` Tail-cache reads run at ${x(cache, page)} page-cache reads; catch-up reads from disk reach ${p(disk, dread)} of O_DIRECT sequential reads` +
+      (disk / dread < 0.5 ? ' — far below: one buffered pread in flight, see bench/README.md ("Where a figure is far from its reference").' : '.'));
   }
   const implied = r.raw['fetch.implied'] as Record<string, string> | undefined;
   if (implied !== undefined) {
