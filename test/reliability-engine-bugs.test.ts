@@ -32,7 +32,7 @@ describe('OPEN engine bugs found by the reliability suite (it.fails: passes whil
     }
   });
 
-  it.fails('ENGINE BUG 6 (open): one zeroed byte in a trusted .timeindex makes offsetForTimestamp answer the wrong offset', async () => {
+  it('ENGINE BUG 6 (fixed): one zeroed byte in a trusted .timeindex makes offsetForTimestamp answer the wrong offset', async () => {
     // fuzz index-file, seed 1: 3 batches, .timeindex byte set to 0, clean
     // open: offsetForTimestamp(T0+2) = 3 (expected 2). The time index
     // entries are not checked against the .log at load.

@@ -22,11 +22,12 @@
 //   .log file is authoritative: indexes are rebuilt by recover().
 // - A trusted index (clean stop, or below the recovery point) is checked on
 //   use, not at load: an offset-index entry must start a batch whose last
-//   offset is the entry's offset (the one header read the lookup does
-//   anyway). A wrong entry, or a malformed header reached through one,
-//   rebuilds the indexes from the .log (rebuildIndexes) and the read is
-//   retried once; only a .log whose own headers are bad is
-//   SEGLOG_ERR_LOG_CORRUPTION (ENGINE BUG 5 in
+//   offset is the entry's offset, a time-index entry (T, O) must name the
+//   batch ending at O with max timestamp exactly T (the one header read the
+//   lookup does anyway, plus one for the time entry). A wrong entry, or a
+//   malformed header reached through one, rebuilds the indexes from the
+//   .log (rebuildIndexes) and the read is retried once; only a .log whose
+//   own headers are bad is SEGLOG_ERR_LOG_CORRUPTION (ENGINE BUGS 5 and 6 in
 //   test/reliability-engine-bugs.test.ts).
 // - recover() keeps the longest valid prefix: it stops at the first partial,
 //   all-zero, corrupt (framing, CRC) or out-of-order batch and cuts the file
@@ -452,11 +453,34 @@ export class Segment {
    * Kafka's findOffsetByTimestamp: the first record with timestamp ≥
    * `timestamp` and offset ≥ `startingOffset`, or null.
    */
-  async findOffsetByTimestamp(timestamp: number, startingOffset: number): Promise<TimestampLookup | null> {
+  findOffsetByTimestamp(timestamp: number, startingOffset: number): Promise<TimestampLookup | null> {
+    return this.withIndexRebuild((retry) => this.findOffsetByTimestampOnce(timestamp, startingOffset, !retry));
+  }
+
+  /**
+   * One lookup. With `checkEntry`, the time-index entry used is checked
+   * against the batch it names: entries are (max timestamp so far, last
+   * offset of the batch that first had it), so that batch must end at the
+   * entry's offset and have exactly its timestamp, and every record before
+   * it has a smaller timestamp (which is what lets the scan skip them). A
+   * damaged entry fails the check (SEGLOG_ERR_LOG_CORRUPTION: rebuild and
+   * retry without the check, the rebuilt entries being exact).
+   */
+  private async findOffsetByTimestampOnce(timestamp: number, startingOffset: number, checkEntry: boolean): Promise<TimestampLookup | null> {
     const entry: TimestampOffset = this.timeIndex.lookup(timestamp);
-    let position = this.offsetIndex.lookup(Math.max(entry.offset, startingOffset)).position;
     const reader = new BatchHeaderReader(this.logFile.file);
-    while (await reader.read(position, this.readablePosition)) {
+    const limit = this.readablePosition;
+    if (checkEntry && entry.timestamp >= 0 && entry.offset < this.readableNextOffset) {
+      const found = await this.translateOffset(entry.offset, reader, limit);
+      if (!found || reader.lastOffset !== entry.offset || reader.maxTimestamp !== entry.timestamp) {
+        throw logCorruption(this.timeIndex.path, 'time index entry does not match the batch at its offset', {
+          baseOffset: this.baseOffset, offset: entry.offset, timestamp: entry.timestamp, lastOffset: found ? reader.lastOffset : -1, maxTimestamp: found ? reader.maxTimestamp : -1,
+        });
+      }
+    }
+    if (!(await this.translateOffset(Math.max(entry.offset, startingOffset), reader, limit))) return null;
+    let position = reader.position;
+    while (await reader.read(position, limit)) {
       if (reader.maxTimestamp >= timestamp && reader.lastOffset >= startingOffset) {
         const found = await this.findInBatch(reader, timestamp, startingOffset);
         if (found !== null) return found;
@@ -511,7 +535,7 @@ export class Segment {
   /**
    * Rebuilds the offset and time indexes of the written bytes from the .log
    * (a header scan, same entry rule as appendBatch) without cutting
-   * anything: a read found a trusted index wrong (ENGINE BUG 5 in
+   * anything: a read found a trusted index wrong (ENGINE BUGS 5 and 6 in
    * test/reliability-engine-bugs.test.ts: one damaged byte must cost a
    * rebuild, not the durable records behind it). A malformed header in the
    * .log is real corruption and throws SEGLOG_ERR_LOG_CORRUPTION. Safe beside
