@@ -1,17 +1,16 @@
 // ENGINE BUGS found by the reliability suite. Each test is a minimal,
-// deterministic replay of one kind of failure; each FAILS until packages/log
-// is fixed (the fix belongs to the log package's owners). ENGINE BUG 7
+// deterministic replay of one kind of failure. ENGINE BUG 7
 // (direct mode) lives in test/reliability-crash.test.ts.
 import { describe, expect, it } from 'vitest';
 import { DIR, Ledger, openLog } from './lib/crash-workload.js';
 import { checkRecoveredLog, segmentFile } from './lib/log-checker.js';
 import { appendExpected, closedLog, codeOf, newMachine, rewriteFile } from './lib/reliability-fixture.js';
 
-// These three are OPEN engine bugs. Each scenario is run and asserted with
-// it.fails: the test passes while the bug reproduces and FAILS as soon as the
-// engine is fixed, so the fix must turn it back into a plain it(). They are
-// listed in the closing note of issue 7, which stays open until they are fixed.
-describe('OPEN engine bugs found by the reliability suite (it.fails: passes while the bug reproduces)', () => {
+// These three were OPEN engine bugs, asserted with it.fails while they
+// reproduced; all three are fixed (packages/log: index entries checked on use
+// and rebuilt from the .log; the recovered tail re-written before it can be
+// reported durable) and each test is now a plain regression.
+describe('engine bugs found by the reliability suite (fixed: regressions)', () => {
   it('ENGINE BUG 5 (fixed): one zeroed byte in a trusted .index sends reads of intact durable records to SEGLOG_ERR_LOG_CORRUPTION instead of a rebuilt index', async () => {
     // fuzz index-file, seed 1: 7 batches, segment 0's .index, one byte set to
     // 0. The entry still increases, so the load-time checks (monotonic,
@@ -49,7 +48,7 @@ describe('OPEN engine bugs found by the reliability suite (it.fails: passes whil
     }
   });
 
-  it.fails('ENGINE BUG 8 (open): after a sync EIO and a restart, recovery trusts page-cache bytes the failed fsync dropped (fsyncgate); a power loss then leaves a hole below the recovery point', async () => {
+  it('ENGINE BUG 8 (fixed): after a sync EIO and a restart, recovery trusts page-cache bytes the failed fsync dropped (fsyncgate); a power loss then leaves a hole below the recovery point', async () => {
     // Model run, seed 7 (SEGLOG_MODEL_SEED=7 SEGLOG_MODEL_PATH=15:8:13):
     // [Append(4), Fault(syncEio), Append(2), Retention, Crash(power-chaotic)].
     // The failed fdatasync drops its writes from durable state but leaves

@@ -630,6 +630,32 @@ export class Segment {
     if (final && this.timeIndex.entries < this.timeIndex.maxEntries) this.timeIndex.maybeAppend(scan.maxTimestamp, scan.offsetOfMaxTimestamp, true);
   }
 
+  /**
+   * fsyncgate (reliability.md §2.1): re-writes, unchanged, the bytes of the
+   * batches holding offsets ≥ `fromOffset` and fdatasyncs the file. After an
+   * unclean stop these bytes may be page-cache copies whose writeback failed:
+   * Linux marks such pages clean, so an fdatasync alone would persist
+   * nothing, yet the next flush would report them durable. Writing them
+   * again dirties them, so the fdatasync here (which throws on failure)
+   * really makes them durable. Returns the bytes re-written.
+   */
+  async rewriteFrom(fromOffset: number): Promise<number> {
+    const file = this.logFile.file;
+    const reader = new BatchHeaderReader(file);
+    if (!(await this.translateOffset(fromOffset, reader, this.size))) return 0;
+    const start = reader.position;
+    const buffer = Buffer.allocUnsafe(Math.min(RECOVERY_CHUNK_BYTES, this.size - start));
+    for (let position = start; position < this.size; ) {
+      const length = Math.min(buffer.length, this.size - position);
+      const read = await file.pread(buffer, position, length);
+      if (read !== length) throw logCorruption(this.logFile.path, 'file shorter than its recovered size', { baseOffset: this.baseOffset, position, read, size: this.size });
+      await file.pwrite(buffer.subarray(0, length), position);
+      position += length;
+    }
+    await file.fdatasync();
+    return this.size - start;
+  }
+
   private async resetForRecovery(): Promise<void> {
     this.offsetIndex.truncate();
     this.timeIndex.truncate();

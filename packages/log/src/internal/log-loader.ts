@@ -22,6 +22,17 @@
 //   durable), or the recovered log ends below it, loading fails with
 //   SEGLOG_ERR_LOG_CORRUPTION (kafka KAFKA_STORAGE_ERROR) unless
 //   onCorruption is 'truncate' (Kafka's behaviour: cut and continue).
+// - fsyncgate (reliability.md §2.1, ENGINE BUG 8 in
+//   test/reliability-engine-bugs.test.ts): after an unclean stop, the bytes
+//   of every recovered segment from the batch holding the recovery point on
+//   are re-written unchanged and fdatasynced (Segment.rewriteFrom), then the
+//   directory is fsynced. A process that died after a failed fsync leaves
+//   page-cache copies that Linux marked clean: recovery would read them as
+//   valid, a plain fdatasync would persist nothing, and the next flush would
+//   report them durable; a power loss then leaves a hole below the recovery
+//   point. Re-writing dirties them again, so after open every byte below
+//   the LEO is durable by an fdatasync of this process or the checkpoint.
+//   Cost: one more write of the unflushed tail, which recovery reads anyway.
 // - Then: a log ending below logStartOffset loses every segment; an empty
 //   directory gets one empty segment at logStartOffset; the active segment's
 //   indexes get their full capacity back; the leader-epoch cache is cut at
@@ -172,6 +183,7 @@ async function recoverSegments(io: Io, segments: Segment[], cache: LeaderEpochCa
   let recovered = 0;
   let truncatedBytes = 0;
   const rebuilt = new Set<Segment>();
+  let rewritten = false;
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i] as Segment;
     // A clean segment whose scan does not end at its file size is recovered as after an unclean stop.
@@ -183,6 +195,8 @@ async function recoverSegments(io: Io, segments: Segment[], cache: LeaderEpochCa
     const result = await segment.recover(onBatch, (scanned) => checkRecovery(segment, scanned, options, trusted, segments[i + 1]));
     recovered++;
     rebuilt.add(segment);
+    // fsyncgate: bytes beyond the recovery point are made durable before anything may report them so.
+    if (!trusted && (await segment.rewriteFrom(options.recoveryPoint)) > 0) rewritten = true;
     if (i < segments.length - 1) {
       await segment.offsetIndex.trim();
       await segment.timeIndex.trim();
@@ -202,6 +216,8 @@ async function recoverSegments(io: Io, segments: Segment[], cache: LeaderEpochCa
     if (later.length > 0) await io.fsyncDir(segments[0]?.dir ?? '');
   }
   await Promise.all(pending);
+  // The segment files' directory entries too: a file created before the stop may not be durable yet.
+  if (rewritten) await io.fsyncDir(segments[0]?.dir ?? '');
   return { segments, rebuilt, recovered, truncatedBytes };
 }
 
