@@ -15,6 +15,7 @@
 
 import { SeglogError } from '@seglog/common';
 import { LogConfig } from '@seglog/log';
+import type { LogManager } from '@seglog/log';
 import type { LogConfigValues } from '@seglog/log';
 import { mkdir } from 'node:fs/promises';
 import net from 'node:net';
@@ -85,7 +86,7 @@ export class Broker {
       const ids = await ProducerIdAllocator.open(options.dataDir);
       allocate = () => ids.allocate();
     }
-    const store = await TopicStore.open({ dataDir: options.dataDir, blackhole: options.blackhole, config });
+    const store = await TopicStore.open({ dataDir: options.dataDir, blackhole: options.blackhole, config, tailCacheBytes: options.tailCacheBytes });
     const broker = new Broker(options, store, allocate);
     try {
       await broker.listen();
@@ -99,6 +100,11 @@ export class Broker {
 
   get host(): string {
     return this.ctx.advertised.host;
+  }
+
+  /** The embedded engine's data directory manager (null for a blackhole broker). */
+  get logManager(): LogManager | null {
+    return this.ctx.store.logManager;
   }
 
   /** The bound port (the chosen one when options.port was 0). */

@@ -14,8 +14,8 @@ const USAGE = `usage: pnpm start [-- options]
   --host HOST                    listen address (default 127.0.0.1)
   --port N                       listen port (default 9092; 0 = any free port)
   --write-mode buffered|direct   write path of new segments (default buffered)
-  --preallocate                  size new segment files to segment.bytes
-  --tail-cache-bytes N           tail-cache budget (accepted; not used until LogManager takes one)
+  --preallocate                  reserve segment space ahead in zero-filled steps (trimmed on roll)
+  --tail-cache-bytes N           tail-cache budget across all partitions (default 256 MiB)
   --auto-create-partitions N     partitions of auto-created topics (default 1; 0 = no auto-creation)
   --blackhole                    discard records after accounting (benchmarks); fetches fail
   --sync-on-ack                  acks=-1 answered only after fdatasync (default: once written)
@@ -106,20 +106,15 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const o = broker.options;
-  const address = `${broker.host}:${broker.port}`;
-  out(`seglog broker listening on ${address} (node 0, data ${o.blackhole ? 'blackhole (records discarded)' : o.dataDir}, ` +
-    `acks=-1 answered when ${o.ackMode === 'sync' ? 'fdatasync-ed' : 'written'}, auto-create ${o.autoCreatePartitions} partition(s))`);
-  if (o.tailCacheBytes !== null) out(`note: --tail-cache-bytes ${o.tailCacheBytes} accepted; the LogManager does not take a tail-cache budget yet`);
-  out(`produce:  kcat -b ${address} -P -t demo        (one message per line; Ctrl-D to send)`);
-  out(`consume:  kcat -b ${address} -C -t demo -e     (-e: exit at the end)`);
-  out('stop:     Ctrl-C (graceful: answers in-flight requests, closes the data directory cleanly)');
+  // Handlers first, banner second: a supervisor that signals as soon as it
+  // sees the banner must get a graceful stop, not the default exit 143.
+  const running = broker;
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
     out(`${signal}: stopping`);
-    broker.stop().then(() => {
+    running.stop().then(() => {
       out('stopped');
       process.exit(0);
     }, (error: unknown) => {
@@ -129,6 +124,13 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  const o = broker.options;
+  const address = `${broker.host}:${broker.port}`;
+  out(`seglog broker listening on ${address} (node 0, data ${o.blackhole ? 'blackhole (records discarded)' : o.dataDir}, ` +
+    `acks=-1 answered when ${o.ackMode === 'sync' ? 'fdatasync-ed' : 'written'}, auto-create ${o.autoCreatePartitions} partition(s))`);
+  out(`produce:  kcat -b ${address} -P -t demo        (one message per line; Ctrl-D to send)`);
+  out(`consume:  kcat -b ${address} -C -t demo -e     (-e: exit at the end)`);
+  out('stop:     Ctrl-C (graceful: answers in-flight requests, closes the data directory cleanly)');
 }
 
 await main();

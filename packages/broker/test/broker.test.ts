@@ -241,3 +241,22 @@ describe('Broker modes and shutdown', () => {
     }
   });
 });
+
+describe('Broker options reach the engine', () => {
+  it('--tail-cache-bytes sets the LogManager tail-cache budget (default 256 MiB)', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'seglog-broker-cache-'));
+    try {
+      const sized = await Broker.start({ dataDir: path.join(dir, 'a'), port: 0, tailCacheBytes: 3 * 1024 * 1024, log: () => undefined });
+      const defaulted = await Broker.start({ dataDir: path.join(dir, 'b'), port: 0, log: () => undefined });
+      try {
+        expect(sized.logManager?.tailCacheBudget.maxBytes).toBe(3 * 1024 * 1024);
+        expect(defaulted.logManager?.tailCacheBudget.maxBytes).toBe(256 * 1024 * 1024);
+      } finally {
+        await sized.stop();
+        await defaulted.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

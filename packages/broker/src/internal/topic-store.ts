@@ -37,6 +37,8 @@ export interface TopicStoreOptions {
   readonly dataDir: string;
   readonly blackhole: boolean;
   readonly config: LogConfig;
+  /** Global tail-cache budget across every log; null = the LogManager's default. */
+  readonly tailCacheBytes: number | null;
 }
 
 export class TopicStore {
@@ -56,7 +58,10 @@ export class TopicStore {
 
   static async open(options: TopicStoreOptions): Promise<TopicStore> {
     if (options.blackhole) return new TopicStore(null, options);
-    const manager = await LogManager.open(new NodeIo(), options.dataDir, { defaultConfig: options.config });
+    const manager = await LogManager.open(new NodeIo(), options.dataDir, {
+      defaultConfig: options.config,
+      ...(options.tailCacheBytes === null ? {} : { tailCache: { totalBytes: options.tailCacheBytes } }),
+    });
     const store = new TopicStore(manager, options);
     const byTopic = new Map<string, PartitionLog[]>();
     for (const log of manager.logs()) {
