@@ -514,16 +514,26 @@ export class Segment {
    * `onBatch` sees every valid batch (leader-epoch rebuild); `checkBeforeCut`
    * may throw to refuse the cut (the file is then left as it was).
    */
-  async recover(onBatch: (batch: RecordBatch) => void, checkBeforeCut: (result: SegmentRecovery) => void = () => undefined): Promise<SegmentRecovery> {
+  async recover(onBatch: (batch: RecordBatch) => void, checkBeforeCut?: (result: SegmentRecovery) => void): Promise<SegmentRecovery> {
     const file = this.logFile.file;
     const fileSize = await file.size();
+    if (checkBeforeCut !== undefined) {
+      // A refusal (damage below the recovery point) must change nothing on
+      // disk, indexes included: scan without touching the segment first, and
+      // only then reset and rebuild. Costs a second read of the segment,
+      // only after an unclean stop and only when a refusal is possible.
+      const probe = new RecoveryScan(this, fileSize, true);
+      const stop = await probe.run(() => undefined);
+      checkBeforeCut(probe.result(fileSize, stop));
+    }
     await this.resetForRecovery();
     const scan = new RecoveryScan(this, fileSize);
     const stop = await scan.run(onBatch);
     const validBytes = this.size;
     const result = { validBytes, truncatedBytes: fileSize - validBytes, nextOffset: this.nextOffset, stop: stop.reason, error: stop.error };
-    // A throwing check (damage below the recovery point) leaves the .log untouched.
-    checkBeforeCut(result);
+    // The same check again (the file cannot have changed; kept as a guard): a
+    // throwing check leaves the .log untouched.
+    checkBeforeCut?.(result);
     if (fileSize > validBytes) await file.truncate(validBytes);
     this.preallocated = false;
     this.timeIndex.maybeAppend(this.maxTimestampSoFar, this.offsetOfMaxTimestampSoFar, true);
@@ -781,24 +791,36 @@ interface IndexScan {
 class RecoveryScan {
   private readonly segment: Segment;
   private readonly fileSize: number;
+  /** A dry scan only validates: it never touches the segment's state or indexes. */
+  private readonly dry: boolean;
   private window: Buffer;
   private windowStart: number;
   private windowLength: number;
   private view: RecordBatch | undefined;
+  private position: number;
+  private nextOffset: number;
 
-  constructor(segment: Segment, fileSize: number) {
+  constructor(segment: Segment, fileSize: number, dry = false) {
     this.segment = segment;
     this.fileSize = fileSize;
+    this.dry = dry;
     this.window = Buffer.allocUnsafe(Math.min(RECOVERY_CHUNK_BYTES, Math.max(fileSize, HEADER_SIZE_UP_TO_MAGIC)));
     this.windowStart = 0;
     this.windowLength = 0;
     this.view = undefined;
+    this.position = 0;
+    this.nextOffset = segment.baseOffset;
+  }
+
+  /** What a recovery with this scan's outcome would keep and cut. */
+  result(fileSize: number, stop: { reason: RecoveryStop; error: unknown }): SegmentRecovery {
+    return { validBytes: this.position, truncatedBytes: fileSize - this.position, nextOffset: this.nextOffset, stop: stop.reason, error: stop.error };
   }
 
   async run(onBatch: (batch: RecordBatch) => void): Promise<{ reason: RecoveryStop; error: unknown }> {
     const segment = this.segment;
     for (;;) {
-      const position = segment.size;
+      const position = this.position;
       const remaining = this.fileSize - position;
       if (remaining <= HEADER_SIZE_UP_TO_MAGIC) return { reason: remaining === 0 ? 'end' : 'partial', error: undefined };
       let at = await this.ensure(position, HEADER_SIZE_UP_TO_MAGIC);
@@ -816,9 +838,12 @@ class RecoveryScan {
       }
       const batch = this.view;
       const relative = batch.lastOffset - segment.baseOffset;
-      if (batch.baseOffset < segment.nextOffset || relative < 0 || relative > INT32_MAX) {
+      if (batch.baseOffset < this.nextOffset || relative < 0 || relative > INT32_MAX) {
         return { reason: 'corrupt', error: new Error(`batch offsets [${batch.baseOffset}, ${batch.lastOffset}] out of order at position ${position}`) };
       }
+      this.position += size;
+      this.nextOffset = batch.lastOffset + 1;
+      if (this.dry) continue;
       segment.appendBatch(size, batch.lastOffset, batch.maxTimestamp, segment.lastModifiedMs);
       onBatch(batch);
     }

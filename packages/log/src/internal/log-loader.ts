@@ -192,7 +192,10 @@ async function recoverSegments(io: Io, segments: Segment[], cache: LeaderEpochCa
       if (await segment.loadState()) continue;
       trusted = false;
     }
-    const result = await segment.recover(onBatch, (scanned) => checkRecovery(segment, scanned, options, trusted, segments[i + 1]));
+    // No check when nothing can be refused: recover() then scans once.
+    const mayRefuse = !trusted && options.onCorruption !== 'truncate' && !seams.truncateBelowDurable;
+    const following = segments[i + 1];
+    const result = await segment.recover(onBatch, mayRefuse ? (scanned) => checkRecovery(segment, scanned, options, trusted, following) : undefined);
     recovered++;
     rebuilt.add(segment);
     // fsyncgate: bytes beyond the recovery point are made durable before anything may report them so.
