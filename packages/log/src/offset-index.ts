@@ -26,8 +26,10 @@
 import { assert } from '@seglog/common';
 import type { Io } from '@seglog/io';
 import { lowerBound, upperBound } from './internal/binary-search.js';
-import { corruptIndex, indexFull, indexOffsetOverflow, invalidIndexOffset, invalidIndexSize, roundDown } from './internal/index-errors.js';
-import { IndexFile, INITIAL_MIRROR_BYTES } from './internal/index-file.js';
+import { corruptIndex, indexFull, indexOffsetOverflow, invalidIndexOffset } from './internal/index-errors.js';
+import type { IndexFile } from './internal/index-file.js';
+import { openIndexStorage, SparseIndex } from './internal/sparse-index.js';
+import type { IndexOpenOptions } from './internal/sparse-index.js';
 
 export const OFFSET_INDEX_ENTRY_BYTES = 8;
 const INT32_MAX = 0x7fffffff;
@@ -38,14 +40,7 @@ export interface OffsetPosition {
   readonly position: number;
 }
 
-export interface IndexOpenOptions {
-  /** The segment's base offset. */
-  readonly baseOffset: number;
-  /** segment.index.bytes: the size a new file is preallocated to (rounded down to whole entries). */
-  readonly maxIndexBytes: number;
-  /** Open read-only (tools): never create, write or resize. Default false. */
-  readonly readOnly?: boolean;
-}
+export type { IndexOpenOptions } from './internal/sparse-index.js';
 
 /** Encodes one entry at `at`. */
 export function writeOffsetIndexEntry(buffer: Buffer, at: number, relativeOffset: number, position: number): void {
@@ -53,17 +48,12 @@ export function writeOffsetIndexEntry(buffer: Buffer, at: number, relativeOffset
   buffer.writeInt32BE(position, at + 4);
 }
 
-export class OffsetIndex {
-  readonly baseOffset: number;
-  private readonly storage: IndexFile;
-  private maxEntriesValue: number;
+export class OffsetIndex extends SparseIndex {
   private readonly keyAt: (slot: number) => number;
   private readonly positionAt: (slot: number) => number;
 
-  private constructor(storage: IndexFile, baseOffset: number, maxEntries: number) {
-    this.baseOffset = baseOffset;
-    this.storage = storage;
-    this.maxEntriesValue = maxEntries;
+  private constructor(storage: IndexFile, baseOffset: number) {
+    super(storage, baseOffset, OFFSET_INDEX_ENTRY_BYTES);
     this.keyAt = (slot) => this.storage.mirror.readInt32BE(slot * OFFSET_INDEX_ENTRY_BYTES);
     this.positionAt = (slot) => this.storage.mirror.readInt32BE(slot * OFFSET_INDEX_ENTRY_BYTES + 4);
   }
@@ -75,43 +65,8 @@ export class OffsetIndex {
    * until resize().
    */
   static async open(io: Io, path: string, options: IndexOpenOptions): Promise<OffsetIndex> {
-    assert(Number.isSafeInteger(options.baseOffset) && options.baseOffset >= 0, 'OffsetIndex.open: baseOffset must be a non-negative safe integer');
-    assert(Number.isSafeInteger(options.maxIndexBytes), 'OffsetIndex.open: maxIndexBytes must be a safe integer');
-    const preallocateBytes = roundDown(options.maxIndexBytes, OFFSET_INDEX_ENTRY_BYTES);
-    const readOnly = options.readOnly ?? false;
-    if (preallocateBytes === 0 && !readOnly) throw invalidIndexSize(path, options.maxIndexBytes, OFFSET_INDEX_ENTRY_BYTES);
-    const storage = await IndexFile.open(io, path, {
-      entryBytes: OFFSET_INDEX_ENTRY_BYTES,
-      sizing: 'preallocated',
-      preallocateBytes,
-      readOnly,
-      initialCapacityBytes: Math.min(preallocateBytes, INITIAL_MIRROR_BYTES),
-    });
-    const maxEntries = Math.floor(storage.fileBytes / OFFSET_INDEX_ENTRY_BYTES);
-    return new OffsetIndex(storage, options.baseOffset, maxEntries);
-  }
-
-  get path(): string {
-    return this.storage.path;
-  }
-
-  /** Number of entries. */
-  get entries(): number {
-    return this.storage.usedBytes / OFFSET_INDEX_ENTRY_BYTES;
-  }
-
-  get maxEntries(): number {
-    return this.maxEntriesValue;
-  }
-
-  /** entries × 8: the bytes a trimmed file holds. */
-  get sizeBytes(): number {
-    return this.storage.usedBytes;
-  }
-
-  /** The file's current length (preallocated or trimmed). */
-  get fileBytes(): number {
-    return this.storage.fileBytes;
+    const storage = await openIndexStorage(io, path, options, OFFSET_INDEX_ENTRY_BYTES, 'OffsetIndex');
+    return new OffsetIndex(storage, options.baseOffset);
   }
 
   isFull(): boolean {
@@ -244,44 +199,5 @@ export class OffsetIndex {
       previousKey = key;
       previousPosition = position;
     }
-  }
-
-  /**
-   * Sets the file length to maxIndexBytes rounded down to 8 (at least the
-   * current entries) and maxEntries accordingly. Returns false when the
-   * length was already that.
-   */
-  async resize(maxIndexBytes: number): Promise<boolean> {
-    const bytes = roundDown(maxIndexBytes, OFFSET_INDEX_ENTRY_BYTES);
-    assert(bytes >= this.sizeBytes, 'OffsetIndex.resize: below the current entries');
-    if (bytes === this.storage.fileBytes) return false;
-    await this.storage.resizeFile(bytes);
-    this.maxEntriesValue = bytes / OFFSET_INDEX_ENTRY_BYTES;
-    return true;
-  }
-
-  /** Trims the file to entries × 8 (roll, close). */
-  async trim(): Promise<void> {
-    await this.resize(this.sizeBytes);
-  }
-
-  /** Writes pending entries and fdatasyncs the file. */
-  flush(): Promise<void> {
-    return this.storage.flush();
-  }
-
-  /** Renames the file (e.g. to `.deleted` or from `.swap`); the index stays usable. */
-  renameTo(path: string): Promise<void> {
-    return this.storage.rename(path);
-  }
-
-  /** Trims the file to entries × 8 and closes it. Does not fdatasync: flush() first. */
-  close(): Promise<void> {
-    return this.storage.close(this.sizeBytes);
-  }
-
-  /** Closes and deletes the file. */
-  delete(): Promise<void> {
-    return this.storage.delete();
   }
 }

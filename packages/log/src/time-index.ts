@@ -25,10 +25,11 @@
 import { assert, SeglogError } from '@seglog/common';
 import type { Io } from '@seglog/io';
 import { lowerBound, upperBound } from './internal/binary-search.js';
-import { corruptIndex, indexFull, indexOffsetOverflow, invalidIndexOffset, invalidIndexSize, roundDown } from './internal/index-errors.js';
-import { IndexFile, INITIAL_MIRROR_BYTES } from './internal/index-file.js';
+import { corruptIndex, indexFull, indexOffsetOverflow, invalidIndexOffset } from './internal/index-errors.js';
+import type { IndexFile } from './internal/index-file.js';
+import { openIndexStorage, SparseIndex } from './internal/sparse-index.js';
+import type { IndexOpenOptions } from './internal/sparse-index.js';
 import { readInt64BE, writeInt64BE } from './internal/int64.js';
-import type { IndexOpenOptions } from './offset-index.js';
 
 export const TIME_INDEX_ENTRY_BYTES = 12;
 const INT32_MAX = 0x7fffffff;
@@ -45,17 +46,12 @@ export function writeTimeIndexEntry(buffer: Buffer, at: number, timestamp: numbe
   buffer.writeInt32BE(relativeOffset, at + 8);
 }
 
-export class TimeIndex {
-  readonly baseOffset: number;
-  private readonly storage: IndexFile;
-  private maxEntriesValue: number;
+export class TimeIndex extends SparseIndex {
   private readonly timestampAt: (slot: number) => number;
   private readonly relativeOffsetAt: (slot: number) => number;
 
-  private constructor(storage: IndexFile, baseOffset: number, maxEntries: number) {
-    this.baseOffset = baseOffset;
-    this.storage = storage;
-    this.maxEntriesValue = maxEntries;
+  private constructor(storage: IndexFile, baseOffset: number) {
+    super(storage, baseOffset, TIME_INDEX_ENTRY_BYTES);
     this.timestampAt = (slot) => readInt64BE(this.storage.mirror, slot * TIME_INDEX_ENTRY_BYTES);
     this.relativeOffsetAt = (slot) => this.storage.mirror.readInt32BE(slot * TIME_INDEX_ENTRY_BYTES + 8);
   }
@@ -66,41 +62,8 @@ export class TimeIndex {
    * and has entries = maxEntries = length / 12 until resize().
    */
   static async open(io: Io, path: string, options: IndexOpenOptions): Promise<TimeIndex> {
-    assert(Number.isSafeInteger(options.baseOffset) && options.baseOffset >= 0, 'TimeIndex.open: baseOffset must be a non-negative safe integer');
-    assert(Number.isSafeInteger(options.maxIndexBytes), 'TimeIndex.open: maxIndexBytes must be a safe integer');
-    const preallocateBytes = roundDown(options.maxIndexBytes, TIME_INDEX_ENTRY_BYTES);
-    const readOnly = options.readOnly ?? false;
-    if (preallocateBytes === 0 && !readOnly) throw invalidIndexSize(path, options.maxIndexBytes, TIME_INDEX_ENTRY_BYTES);
-    const storage = await IndexFile.open(io, path, {
-      entryBytes: TIME_INDEX_ENTRY_BYTES,
-      sizing: 'preallocated',
-      preallocateBytes,
-      readOnly,
-      initialCapacityBytes: Math.min(preallocateBytes, roundDown(INITIAL_MIRROR_BYTES, TIME_INDEX_ENTRY_BYTES)),
-    });
-    const maxEntries = Math.floor(storage.fileBytes / TIME_INDEX_ENTRY_BYTES);
-    return new TimeIndex(storage, options.baseOffset, maxEntries);
-  }
-
-  get path(): string {
-    return this.storage.path;
-  }
-
-  get entries(): number {
-    return this.storage.usedBytes / TIME_INDEX_ENTRY_BYTES;
-  }
-
-  get maxEntries(): number {
-    return this.maxEntriesValue;
-  }
-
-  /** entries × 12: the bytes a trimmed file holds. */
-  get sizeBytes(): number {
-    return this.storage.usedBytes;
-  }
-
-  get fileBytes(): number {
-    return this.storage.fileBytes;
+    const storage = await openIndexStorage(io, path, options, TIME_INDEX_ENTRY_BYTES, 'TimeIndex');
+    return new TimeIndex(storage, options.baseOffset);
   }
 
   /** Full when only the slot reserved for the roll/close entry is left. */
@@ -218,38 +181,6 @@ export class TimeIndex {
       previousTimestamp = timestamp;
       previousOffset = offset;
     }
-  }
-
-  /** Sets the file length to maxIndexBytes rounded down to 12; false when unchanged. */
-  async resize(maxIndexBytes: number): Promise<boolean> {
-    const bytes = roundDown(maxIndexBytes, TIME_INDEX_ENTRY_BYTES);
-    assert(bytes >= this.sizeBytes, 'TimeIndex.resize: below the current entries');
-    if (bytes === this.storage.fileBytes) return false;
-    await this.storage.resizeFile(bytes);
-    this.maxEntriesValue = bytes / TIME_INDEX_ENTRY_BYTES;
-    return true;
-  }
-
-  /** Trims the file to entries × 12 (roll, close). */
-  async trim(): Promise<void> {
-    await this.resize(this.sizeBytes);
-  }
-
-  flush(): Promise<void> {
-    return this.storage.flush();
-  }
-
-  renameTo(path: string): Promise<void> {
-    return this.storage.rename(path);
-  }
-
-  /** Trims the file to entries × 12 and closes it. Does not fdatasync: flush() first. */
-  close(): Promise<void> {
-    return this.storage.close(this.sizeBytes);
-  }
-
-  delete(): Promise<void> {
-    return this.storage.delete();
   }
 
   private entryAt(slot: number): TimestampOffset {
