@@ -35,7 +35,7 @@ export interface LogConfigValues {
   readonly flushIntervalMs: number;
   /** file.delete.delay.ms: delay before .deleted files are removed. */
   readonly fileDeleteDelayMs: number;
-  /** preallocate: size new segment files to segmentBytes. */
+  /** preallocate: reserve segment space ahead in zero-filled steps (capped by segmentBytes), trimmed on roll and close. */
   readonly preallocate: boolean;
   /** message.timestamp.type. */
   readonly messageTimestampType: MessageTimestampType;
