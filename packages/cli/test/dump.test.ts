@@ -13,7 +13,7 @@ interface Fixture {
   indexEntries: { file: string; hex: string }[];
   producerSnapshots: { hex: string }[];
 }
-const fixture = JSON.parse(readFileSync(path.resolve(repoRoot, '../shared/fixtures/kafka-v2-vectors.json'), 'utf8')) as Fixture;
+const fixture = JSON.parse(readFileSync(path.resolve(repoRoot, 'test/fixtures/kafka-v2-vectors.json'), 'utf8')) as Fixture;
 const byName = (name: string): Fixture['batches'][number] => {
   const found = fixture.batches.find((b) => b.name === name);
   if (found === undefined) throw new Error(`fixture batch ${name} missing`);

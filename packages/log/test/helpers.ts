@@ -15,7 +15,7 @@ export interface IndexVector {
 
 /** The `indexEntries` vectors of the shared Kafka fixture. */
 export function indexVectors(): IndexVector[] {
-  const fixture = JSON.parse(readFileSync(path.resolve(repoRoot, '../shared/fixtures/kafka-v2-vectors.json'), 'utf8')) as {
+  const fixture = JSON.parse(readFileSync(path.resolve(repoRoot, 'test/fixtures/kafka-v2-vectors.json'), 'utf8')) as {
     indexEntries: IndexVector[];
   };
   return fixture.indexEntries;

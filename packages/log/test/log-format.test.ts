@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { config, newIo, openLog, segmentPath } from './log-helpers.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const fixture = JSON.parse(readFileSync(path.resolve(repoRoot, '../shared/fixtures/kafka-v2-vectors.json'), 'utf8')) as {
+const fixture = JSON.parse(readFileSync(path.resolve(repoRoot, 'test/fixtures/kafka-v2-vectors.json'), 'utf8')) as {
   batches: { name: string; hex: string }[];
 };
 

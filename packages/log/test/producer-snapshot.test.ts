@@ -25,7 +25,7 @@ interface SnapshotVector {
 }
 
 function snapshotVectors(): SnapshotVector[] {
-  const fixture = JSON.parse(readFileSync(path.resolve(repoRoot, '../shared/fixtures/kafka-v2-vectors.json'), 'utf8')) as {
+  const fixture = JSON.parse(readFileSync(path.resolve(repoRoot, 'test/fixtures/kafka-v2-vectors.json'), 'utf8')) as {
     producerSnapshots: SnapshotVector[];
   };
   return fixture.producerSnapshots;

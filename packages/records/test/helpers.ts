@@ -20,7 +20,7 @@ export interface FixtureBatch {
 }
 
 export function loadVectors(): { batches: FixtureBatch[] } {
-  const file = path.resolve(repoRoot, '../shared/fixtures/kafka-v2-vectors.json');
+  const file = path.resolve(repoRoot, 'test/fixtures/kafka-v2-vectors.json');
   return JSON.parse(readFileSync(file, 'utf8')) as { batches: FixtureBatch[] };
 }
 
