@@ -22,7 +22,7 @@ function lines(tag: string, count: number): string[] {
 }
 
 async function kcat(args: string[]): Promise<string> {
-  const { stdout } = await run('kcat', args, { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await run('kcat', args, { timeout: 300_000, maxBuffer: 64 * 1024 * 1024 });
   return stdout;
 }
 

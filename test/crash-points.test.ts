@@ -276,7 +276,7 @@ describe('Log crash points on SimIo', () => {
         [...kinds].map(([kind, { count, first }]) => `  ${count} × ${kind}\n    first: ${first.replace(/\n/g, '\n    ')}`).join('\n'));
     }
     expect(failures.slice(0, 5)).toEqual([]);
-  }, 300_000);
+  });
 });
 
 describe('crash-point harness canary', () => {

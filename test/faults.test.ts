@@ -26,7 +26,7 @@ describe('fault schedules (n-th I/O fails, n = 1, 2, … until a run completes)'
       expect(stats.completedAt, 'the schedule must reach a run the fault never hits').not.toBeNull();
       expect(stats.faultedRuns).toBeGreaterThan(0);
       expect(stats.violations.slice(0, 3)).toEqual([]);
-    }, 120_000);
+    });
   }
 
   it('harness canary: with a lying fsync the checker reports lost acknowledged records', async () => {

@@ -13,4 +13,4 @@ it('model run: append / durable / roll / read / retention / crash / fault agains
   console.log(`model: ${stats.runs} runs (seed ${seed}), ${stats.crashes} crashes, ${stats.faults} faults injected`);
   expect(stats.failure).toBeNull();
   expect(stats.crashes).toBeGreaterThan(0);
-}, 120_000);
+});

@@ -116,7 +116,7 @@ describe('writeFetch delivers exactly header + parts', () => {
         }
       },
     ), { numRuns: 60 });
-  }, 120_000);
+  });
 
   for (const strategy of ['pread', 'coalesce'] as const) {
     it(`${strategy}: staging buffers are reused only after their writes completed (slow reader, 4 KiB chunks)`, async () => {
@@ -136,7 +136,7 @@ describe('writeFetch delivers exactly header + parts', () => {
         done = true;
         pair.close();
       }
-    }, 30_000);
+    });
   }
 
   it('a response below coalesceBelowBytes is one write', async () => {
@@ -239,7 +239,7 @@ describe('writeFetch failures', () => {
       } finally {
         pair.close();
       }
-    }, 40_000);
+    });
   }
 
   it('a socket destroyed locally mid-response → PEER_CLOSED', async () => {
@@ -305,6 +305,6 @@ describe('writeFetch failures', () => {
         await local.cleanup();
         expect(local.io.openHandles()).toEqual([]);
       }
-    }, 30_000);
+    });
   }
 });

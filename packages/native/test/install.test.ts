@@ -22,7 +22,7 @@ function copyPackage(root: string, withNodeModules: boolean): string {
 function install(dir: string, env: Record<string, string>): { status: number | null; output: string } {
   const child = spawnSync(process.execPath, ['scripts/install.cjs'], {
     // NODE_PATH (set by pnpm's runners) would find node-gyp outside the copy.
-    cwd: dir, env: { ...process.env, SEGLOG_NATIVE: '', NODE_PATH: '', ...env }, encoding: 'utf8', timeout: 120_000,
+    cwd: dir, env: { ...process.env, SEGLOG_NATIVE: '', NODE_PATH: '', ...env }, encoding: 'utf8', timeout: 540_000,
   });
   return { status: child.status, output: `${child.stdout}${child.stderr}` };
 }

@@ -37,7 +37,6 @@ function decodeOrTypedError(codec: CodecId, input: Uint8Array, maxOutputBytes: n
 
 interface Cost {
   code: string;
-  elapsedMs: number;
   /** Bytes our codecs allocated for output (counted by allocOutput). */
   allocatedBytes: number;
   /** Growth of Buffer/ArrayBuffer memory across the call, GC or not. */
@@ -47,7 +46,6 @@ interface Cost {
 function measureRejection(codec: CodecId, bomb: Uint8Array): Cost {
   const allocatedBefore = codecAllocation.bytes;
   const memoryBefore = process.memoryUsage().arrayBuffers;
-  const started = performance.now();
   let code = 'none';
   try {
     decompress(codec, bomb, CAP);
@@ -56,7 +54,6 @@ function measureRejection(codec: CodecId, bomb: Uint8Array): Cost {
   }
   return {
     code,
-    elapsedMs: performance.now() - started,
     allocatedBytes: codecAllocation.bytes - allocatedBefore,
     arrayBufferGrowth: process.memoryUsage().arrayBuffers - memoryBefore,
   };
@@ -65,9 +62,10 @@ function measureRejection(codec: CodecId, bomb: Uint8Array): Cost {
 function expectCheapRejection(cost: Cost, allocatedBytesMax: number): void {
   expect(cost.code).toBe(LIMIT);
   expect(cost.allocatedBytes).toBeLessThanOrEqual(allocatedBytesMax);
-  // Producing 100+ MiB would take far longer and show up here; the cap is 1 MiB.
+  // Producing 100+ MiB would show up here; the cap is 1 MiB. Time is not
+  // asserted: the verdict must not depend on the machine's speed, and the
+  // byte counts above already tell a bounded rejection from a bomb.
   expect(cost.arrayBufferGrowth).toBeLessThan(16 * MiB);
-  expect(cost.elapsedMs).toBeLessThan(500);
 }
 
 // --- bombs: small inputs that declare or produce > 100 MiB ------------------
