@@ -28,6 +28,40 @@ describe('Log recovery', () => {
     expect(survivor.openHandles()).toEqual([]);
   });
 
+  it('returns from open only after the leader-epoch checkpoint its truncation changed is written (no .tmp left)', async () => {
+    // kill -9 loop, busy machine: 'leftover files after open: leader-epoch-checkpoint.tmp'.
+    const io = await newIo();
+    const cfg = config({ segmentBytes: SIZE * 100 });
+    const log = await openLog(io, cfg);
+    for (let i = 0; i < 3; i++) await log.appendAsLeader(producerBatch(1, { tag: i }), { leaderEpoch: 0 });
+    await log.durable(2);
+    const durable = log.durableOffset;
+    // Epoch 1 starts at offset 3; its checkpoint is written before the batch, the batch never becomes durable.
+    await log.appendAsLeader(producerBatch(1, { tag: 3 }), { leaderEpoch: 1 });
+    await log.written(3);
+    const survivor = io.recover('power-clean');
+    // The rename that completes the checkpoint write is held back for 200 ms, as
+    // a busy thread pool would: an open that does not wait for it returns first.
+    const slowRename = new Proxy(survivor, {
+      get(target, name, receiver) {
+        if (name !== 'rename') {
+          const value: unknown = Reflect.get(target, name, receiver);
+          return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        }
+        return async (from: string, to: string) => {
+          if (from.endsWith('leader-epoch-checkpoint.tmp')) await new Promise((resolve) => setTimeout(resolve, 200));
+          return target.rename(from, to);
+        };
+      },
+    });
+    const reopened = await openLog(slowRename, cfg, { hadCleanShutdown: false, recoveryPoint: durable });
+    expect(reopened.logEndOffset).toBe(3);
+    expect((await survivor.readdir(DIR)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    const checkpoint = await survivor.readFile(`${DIR}/leader-epoch-checkpoint`);
+    expect(checkpoint.toString('utf8')).toBe('0\n1\n0 0\n');
+    await reopened.close();
+  });
+
   it('truncates a torn tail above the recovery point and deletes the later segments', async () => {
     const io = await newIo();
     const cfg = config({ segmentBytes: SIZE * 4 });

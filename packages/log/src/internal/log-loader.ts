@@ -301,6 +301,15 @@ export async function loadLog(io: Io, dir: string, config: LogConfig, options: L
   const logStartOffset = Math.max(options.logStartOffset, first.baseOffset);
   cache.truncateFromEnd(logEndOffset);
   cache.truncateFromStart(logStartOffset);
+  // The truncations write the checkpoint in the background; a log is handed
+  // out only once that write is done, so open() leaves no .tmp behind it and
+  // a failed write refuses the open instead of surfacing later.
+  try {
+    await cache.flush();
+  } catch (error) {
+    await closeAll(segments);
+    throw error;
+  }
   const recoveryPoint = options.hadCleanShutdown ? logEndOffset : Math.min(options.recoveryPoint, logEndOffset);
   let producerState: ProducerStateManager;
   try {
