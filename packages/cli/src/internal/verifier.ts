@@ -31,8 +31,16 @@
 //   rebuilds the index from the .log).
 // Anything else, and all of these after a clean stop or below the recovery
 // point, stays a problem. Index findings are one line per file.
+//
+// The broker's file in a data directory, `broker-producer-id`, is checked
+// too (parseProducerIdFile: format and CRC-32C), and its next id must be
+// above every producer id the scan saw in a batch header or a producer
+// snapshot: otherwise a broker refuses to start, or would hand out an id
+// already used. `seglog recover` rewrites it (producer-id-repair.ts).
 
 import path from 'node:path';
+import { PRODUCER_ID_FILE, parseProducerIdFile } from '@seglog/broker';
+import type { ProducerIdFileContent } from '@seglog/broker';
 import type { Io } from '@seglog/io';
 import {
   FileNames, LeaderEpochCheckpoint, OffsetIndex, TimeIndex, TxnIndex, decodeSnapshot, snapshotOffsets,
@@ -111,6 +119,10 @@ export class Verifier {
 
   /** Whether verify saw an unclean stop (no clean-shutdown marker). */
   uncleanStop = false;
+  /** The largest producer id in any batch header or producer snapshot scanned (-1: none). */
+  highestProducerId = -1;
+  /** The data directory's broker-producer-id as read (null: not a data directory, or no such file). */
+  producerIdFile: { readonly file: string; readonly content: ProducerIdFileContent } | null = null;
 
   get problems(): number {
     return this.findings.filter((f) => f.severity === 'problem').length;
@@ -145,6 +157,7 @@ export class Verifier {
     if (dirs.kind === 'data') {
       await this.verifyOffsetCheckpoint(dirs.dataDir, FileNames.recoveryPointCheckpoint, 'recovery point', logEndOffsets);
       await this.verifyOffsetCheckpoint(dirs.dataDir, FileNames.logStartOffsetCheckpoint, 'log start offset', logEndOffsets);
+      await this.verifyProducerIdFile(dirs.dataDir);
     }
   }
 
@@ -196,6 +209,7 @@ export class Verifier {
           this.add({ severity: 'problem', file, position, what: `batch header unreadable: ${errorText(error)}` });
           continue;
         }
+        this.seeProducerId(batch);
         const range = `batch ${baseOffset}..${lastOffset}`;
         if (!batch.isValid()) {
           this.add({ severity: 'problem', file, position, offset: baseOffset, what: `CRC mismatch in ${range} (${batch.sizeInBytes} bytes): stored ${hex32(batch.crc)}, computed ${hex32(batch.computeCrc())}` });
@@ -387,12 +401,42 @@ export class Verifier {
     for (const offset of snapshotOffsets(await this.io.readdir(dir))) {
       const file = segmentPath(dir, offset, 'snapshot');
       try {
-        decodeSnapshot(await this.io.readFile(file), file);
+        for (const entry of decodeSnapshot(await this.io.readFile(file), file)) this.highestProducerId = Math.max(this.highestProducerId, entry.producerId);
       } catch (error) {
         this.add({ severity: 'problem', file, offset, what: errorText(error) });
         continue;
       }
       if (offset > logEndOffset) this.add({ severity: 'note', file, offset, what: `snapshot beyond the log end offset ${logEndOffset} (the next open deletes it)` });
+    }
+  }
+
+  /** A header whose producer id is not a safe integer is left to the CRC check (the scan cannot know it). */
+  private seeProducerId(batch: { readonly producerId: number }): void {
+    try {
+      this.highestProducerId = Math.max(this.highestProducerId, batch.producerId);
+    } catch {
+      // unreadable int64: the batch's CRC mismatch (or header problem) is reported on its own
+    }
+  }
+
+  private async verifyProducerIdFile(dataDir: string): Promise<void> {
+    const file = path.join(dataDir, PRODUCER_ID_FILE);
+    const highest = this.highestProducerId;
+    if (!(await this.io.exists(file))) {
+      if (highest >= 0) {
+        this.add({ severity: 'note', file, what: `no ${PRODUCER_ID_FILE}, though the logs hold producer ids up to ${highest}: a broker started here would hand out ids from 0 again (harmless if no broker ever served this directory)` });
+      }
+      return;
+    }
+    const content = parseProducerIdFile(await this.io.readFile(file));
+    this.producerIdFile = { file, content };
+    const repair = `seglog recover rewrites it at a safe id (above the highest producer id in the logs${highest >= 0 ? `, ${highest},` : ' (none)'} plus a margin)`;
+    if (content.kind === 'damaged') {
+      this.add({ severity: 'problem', file, what: `damaged: ${content.reason}; a broker refuses to start on this directory; ${repair}` });
+    } else if (content.next <= highest) {
+      this.add({ severity: 'problem', file, what: `next producer id ${content.next} is not above producer id ${highest} in the logs: a broker would hand out an id already used; ${repair}` });
+    } else if (content.legacy) {
+      this.add({ severity: 'note', file, what: `legacy format without a checksum (next producer id ${content.next}); the broker rewrites it checked at its next reservation` });
     }
   }
 
