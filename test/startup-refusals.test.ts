@@ -8,7 +8,8 @@
 //   SEGLOG_DEBUG=1 adds the stack;
 // - a damaged broker-producer-id: `seglog verify` reports it, `seglog
 //   recover` rewrites it above every producer id in the logs, and the broker
-//   then starts and hands out ids from there;
+//   then starts and hands out ids from there; a valid file below the logs'
+//   producer ids is refused too, and with no file the ids start above them;
 // - a broker killed with SIGKILL on preallocated segments: `seglog verify`
 //   says "needs recovery", not damage (exit 0), and the restart has every
 //   acknowledged record.
@@ -18,7 +19,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PRODUCER_ID_FILE, PRODUCER_ID_REPAIR_MARGIN, parseProducerIdFile } from '@seglog/broker';
+import { PRODUCER_ID_FILE, PRODUCER_ID_REPAIR_MARGIN, formatProducerIdFile, parseProducerIdFile } from '@seglog/broker';
 import { NodeIo } from '@seglog/io';
 import { LogConfig, LogManager } from '@seglog/log';
 import { buildBatch } from '@seglog/records';
@@ -45,7 +46,7 @@ interface Run {
   readonly stderr: string;
 }
 
-/** Runs `command` (argv[0] is node's flags + script) to its exit, through bash when `shell` is given. */
+/** Runs node with tsx on `args` to its exit (killed after 30 s), through bash when `shell` is given. */
 function run(args: readonly string[], options: { shell?: string; env?: Record<string, string> } = {}): Promise<Run> {
   const node = [process.execPath, '--conditions=source', '--import', 'tsx', ...args];
   const [file, argv] = options.shell === undefined
@@ -57,8 +58,13 @@ function run(args: readonly string[], options: { shell?: string; env?: Record<st
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+    // A broker that starts although it should refuse would run forever: stop it so the assertions report it.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
     child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -79,11 +85,12 @@ function refusalLine(r: Run): string {
 /** A data directory written by LogManager and closed cleanly: `partitions` partitions of topic `t`, batches of producer id `producerId`. */
 async function writeData(dataDir: string, options: { partitions: number; batches: number; producerId: number }): Promise<void> {
   const manager = await LogManager.open(new NodeIo(), dataDir, { defaultConfig: new LogConfig(), minFreeBytes: 0 });
+  const now = Date.now(); // recent: producer state expires producers whose last batch is older than 7 days
   for (let p = 0; p < options.partitions; p++) {
     const log = await manager.getOrCreateLog('t', p);
     for (let i = 0; i < options.batches; i++) {
       await log.appendAsLeader(buildBatch({
-        records: [{ key: `k${i}`, value: `value ${p}/${i} `.repeat(4), timestamp: 1_700_000_000_000 + i }],
+        records: [{ key: `k${i}`, value: `value ${p}/${i} `.repeat(4), timestamp: now }],
         producerId: options.producerId, producerEpoch: 0, baseSequence: i,
       }), { leaderEpoch: 0 });
     }
@@ -124,6 +131,26 @@ describe('start-up refusals are one line: file, reason, command', () => {
     expect((await started.exited).code).toBe(0);
     // The broker handed out its first id from the repaired value: it reserved the block after it.
     expect(parseProducerIdFile(readFileSync(file))).toMatchObject({ kind: 'ok', next: 5000 + PRODUCER_ID_REPAIR_MARGIN + 1000 });
+  });
+
+  it('a valid broker-producer-id below the producer ids in the logs is refused in one line; with no file the ids start above them', async () => {
+    const dataDir = tempDir();
+    await writeData(dataDir, { partitions: 1, batches: 5, producerId: 4321 });
+    const file = path.join(dataDir, PRODUCER_ID_FILE);
+    writeFileSync(file, formatProducerIdFile(1000));
+    expect(refusalLine(await broker(dataDir))).toBe(`seglog broker: cannot start: ${file}: next producer id 1000 is not above producer id 4321 in the producer state of t-0; ` +
+      `starting could hand out a producer id twice (SEGLOG_ERR_BROKER_PRODUCER_ID_CORRUPT). Inspect: pnpm seglog verify ${dataDir}; repair: pnpm seglog recover ${dataDir} (rewrites it above every producer id in the logs)`);
+
+    unlinkSync(file); // lost, or never written: the broker must still not start at 0
+    const started = await startBrokerChild(['--data-dir', dataDir]);
+    children.push(started);
+    const producer = kafkaClient(started.port).producer({ idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    await producer.send({ topic: 't', acks: -1, messages: [{ value: 'new producer' }] });
+    await producer.disconnect();
+    started.child.kill('SIGTERM');
+    expect((await started.exited).code).toBe(0);
+    expect(parseProducerIdFile(readFileSync(file))).toEqual({ kind: 'ok', next: 5000 + PRODUCER_ID_REPAIR_MARGIN + 1000, legacy: false });
   });
 
   it('damage below the recovery point (SEGLOG_ERR_LOG_CORRUPTION): one line naming the segment and position', async () => {

@@ -78,4 +78,19 @@ describe('ProducerIdAllocator', () => {
     const second = await ProducerIdAllocator.open(dir);
     expect(await second.allocate()).toBe(3000 + PRODUCER_ID_BLOCK);
   });
+
+  it('ensureAbove: with no file the ids start above the logs; a file below them is refused', async () => {
+    const fresh = await ProducerIdAllocator.open(tempDir());
+    fresh.ensureAbove(4321, 'the logs');
+    expect(await fresh.allocate()).toBe(5000 + PRODUCER_ID_REPAIR_MARGIN);
+    const dir = tempDir();
+    writeFileSync(path.join(dir, PRODUCER_ID_FILE), formatProducerIdFile(1000));
+    const low = await ProducerIdAllocator.open(dir);
+    expect(() => low.ensureAbove(4321, 'the producer state of t-0')).toThrow(expect.objectContaining({
+      code: 'SEGLOG_ERR_BROKER_PRODUCER_ID_CORRUPT', context: expect.objectContaining({ reason: 'next producer id 1000 is not above producer id 4321 in the producer state of t-0' }),
+    }));
+    const above = await ProducerIdAllocator.open(dir);
+    above.ensureAbove(999, 'the logs');
+    expect(await above.allocate()).toBe(1000);
+  });
 });

@@ -24,6 +24,12 @@
 // recover` rewrites it at `safeProducerIdStart` (above every producer id the
 // logs hold, plus a margin for ids handed out that no log holds).
 //
+// At start the broker also checks the file against the producer ids the
+// logs' producer state holds (`ensureAbove`): a valid file whose next id is
+// not above them is refused the same way (it would hand out an id already
+// used); with no file at all (a first start on a directory the engine wrote,
+// or a lost file) the ids start at safeProducerIdStart above them.
+//
 // Invariants: next < reservedEnd whenever an id is returned; reservedEnd only
 // grows; one reservation write at a time (concurrent callers share it).
 
@@ -103,12 +109,15 @@ export class ProducerIdAllocator {
   private next: number;
   private reservedEnd: number;
   private reserving: Promise<void> | null;
+  /** Whether `next` came from the file (false: there was none). */
+  private readonly fromFile: boolean;
 
-  private constructor(file: string, start: number) {
+  private constructor(file: string, start: number, fromFile: boolean) {
     this.path = file;
     this.next = start;
     this.reservedEnd = start;
     this.reserving = null;
+    this.fromFile = fromFile;
   }
 
   /** Reads the file (absent = 0). The directory must exist. */
@@ -120,14 +129,35 @@ export class ProducerIdAllocator {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
-    if (bytes === null) return new ProducerIdAllocator(file, 0);
+    if (bytes === null) return new ProducerIdAllocator(file, 0, false);
     const content = parseProducerIdFile(bytes);
     if (content.kind === 'damaged') {
       throw new SeglogError('SEGLOG_ERR_BROKER_PRODUCER_ID_CORRUPT', `${file} is damaged: ${content.reason}`, {
         context: { path: file, reason: content.reason, content: bytes.toString('latin1').slice(0, 64) },
       });
     }
-    return new ProducerIdAllocator(file, content.next);
+    return new ProducerIdAllocator(file, content.next, true);
+  }
+
+  /**
+   * Makes every id handed out from now on greater than `highestInLogs` (the
+   * largest producer id in the logs' producer state, -1 for none). With no
+   * file the ids move to safeProducerIdStart above it (nothing is written
+   * until the first reservation); a file whose next id is not above it is
+   * SEGLOG_ERR_BROKER_PRODUCER_ID_CORRUPT. Call before the first allocate().
+   */
+  ensureAbove(highestInLogs: number, where: string): void {
+    assert(this.reserving === null && this.next === this.reservedEnd, 'ProducerIdAllocator.ensureAbove: after an allocation');
+    if (this.next > highestInLogs) return;
+    if (!this.fromFile) {
+      const start = safeProducerIdStart(highestInLogs, null);
+      assert(start !== null, 'ProducerIdAllocator.ensureAbove: producer ids exhausted');
+      this.next = start;
+      this.reservedEnd = start;
+      return;
+    }
+    const reason = `next producer id ${this.next} is not above producer id ${highestInLogs} in ${where}`;
+    throw new SeglogError('SEGLOG_ERR_BROKER_PRODUCER_ID_CORRUPT', `${this.path}: ${reason}`, { context: { path: this.path, reason } });
   }
 
   /** The next producer id, reserved durably before it is returned. */

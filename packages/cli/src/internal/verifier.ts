@@ -424,7 +424,7 @@ export class Verifier {
     const highest = this.highestProducerId;
     if (!(await this.io.exists(file))) {
       if (highest >= 0) {
-        this.add({ severity: 'note', file, what: `no ${PRODUCER_ID_FILE}, though the logs hold producer ids up to ${highest}: a broker started here would hand out ids from 0 again (harmless if no broker ever served this directory)` });
+        this.add({ severity: 'note', file, what: `no ${PRODUCER_ID_FILE}, though the logs hold producer ids up to ${highest}: a broker started here begins above the ids its partitions' producer state still holds` });
       }
       return;
     }
