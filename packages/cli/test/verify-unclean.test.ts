@@ -7,7 +7,7 @@
 // "problem:" and exits 1.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { logFiles, removeDir, runSeglog, tempDir, writeUncleanDataDir } from './helpers.js';
 
@@ -88,5 +88,27 @@ describe('verify after an unclean stop (kill -9, every record intact)', () => {
     expect(verify.stdout).toContain(`recovery: ${active} position`); // the expected part is still told apart
     expect(lines(verify.stdout).at(-1)).toMatch(/: 2 problems \(damage\); also needs recovery after an unclean stop/);
     expect(verify.code).toBe(1);
+  });
+
+  it('a partial last batch (a write torn by the crash) is recovery work above the recovery point, damage below it', async () => {
+    const u = await unclean('unclean-torn');
+    const active = logFiles(u.partitionDir).at(-1) as string;
+    const end = dataEnd(active);
+    const bytes = readFileSync(active);
+    let last = 0;
+    for (let position = 0; position < end; position += bytes.readInt32BE(position + 8) + 12) last = position;
+    const lastBase = Number(bytes.readBigInt64BE(last));
+    truncateSync(active, last + 40); // the last batch cut short, as a torn write leaves it (no zero tail after it)
+
+    const torn = await runSeglog(['verify', u.dataDir]);
+    expect(torn.stdout).toContain(`recovery: ${active} position ${last} offset ${lastBase}: torn tail at position ${last}: 40 bytes of a partial batch`);
+    expect(torn.stdout).toContain(`expected after an unclean stop: recovery will cut 40 bytes at position ${last} (${last + 40} → ${last} bytes)`);
+    expect(torn.code).toBe(0);
+
+    // The last checkpoint said everything up to the log end was durable: the same tail is now lost durable data.
+    writeFileSync(path.join(u.dataDir, 'recovery-point-offset-checkpoint'), `0\n1\norders 0 ${u.logEndOffset}\n`);
+    const below = await runSeglog(['verify', u.dataDir]);
+    expect(below.stdout).toContain(`problem: ${active} position ${last} offset ${lastBase}: torn tail at position ${last}: 40 bytes of a partial batch`);
+    expect(below.code).toBe(1);
   });
 });
