@@ -107,6 +107,12 @@ export class Verifier {
   readonly findings: Finding[] = [];
   segments = 0;
   batches = 0;
+  /** Whether verify saw an unclean stop (no clean-shutdown marker). */
+  uncleanStop = false;
+  /** The largest producer id in any batch header or producer snapshot scanned (-1: none). */
+  highestProducerId = -1;
+  /** The data directory's broker-producer-id as read (null: not a data directory, or no such file). */
+  producerIdFile: { readonly file: string; readonly content: ProducerIdFileContent } | null = null;
   private readonly io: Io;
   private readonly options: VerifyOptions;
   private readonly progress: Progress;
@@ -116,13 +122,6 @@ export class Verifier {
     this.options = options;
     this.progress = progress;
   }
-
-  /** Whether verify saw an unclean stop (no clean-shutdown marker). */
-  uncleanStop = false;
-  /** The largest producer id in any batch header or producer snapshot scanned (-1: none). */
-  highestProducerId = -1;
-  /** The data directory's broker-producer-id as read (null: not a data directory, or no such file). */
-  producerIdFile: { readonly file: string; readonly content: ProducerIdFileContent } | null = null;
 
   get problems(): number {
     return this.findings.filter((f) => f.severity === 'problem').length;
