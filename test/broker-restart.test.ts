@@ -10,7 +10,7 @@ import { CompressionTypes } from 'kafkajs';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PRODUCER_ID_FILE } from '@seglog/broker';
+import { PRODUCER_ID_FILE, parseProducerIdFile } from '@seglog/broker';
 import { consumeAll, kafkaClient } from './lib/broker-kafkajs.js';
 import { startBrokerChild } from './lib/broker-process.js';
 import type { BrokerChild } from './lib/broker-process.js';
@@ -28,6 +28,13 @@ function tempDir(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'seglog-broker-restart-'));
   dirs.push(dir);
   return dir;
+}
+
+/** The checked next id of `<dataDir>/broker-producer-id`. */
+function nextProducerId(dataDir: string): number {
+  const content = parseProducerIdFile(readFileSync(path.join(dataDir, PRODUCER_ID_FILE)));
+  if (content.kind !== 'ok') throw new Error(`${PRODUCER_ID_FILE}: ${content.reason}`);
+  return content.next;
 }
 
 afterEach(() => {
@@ -49,7 +56,7 @@ describe('broker restarts', () => {
       for (const m of messages) values.push(m.value);
     }
     await producer.disconnect();
-    const idsBefore = Number(readFileSync(path.join(dataDir, PRODUCER_ID_FILE), 'utf8'));
+    const idsBefore = nextProducerId(dataDir);
     first.child.kill('SIGTERM');
     expect(await first.exited).toEqual({ code: 0, signal: null });
     expect(existsSync(path.join(dataDir, '.kafka_cleanshutdown'))).toBe(true);
@@ -64,7 +71,7 @@ describe('broker restarts', () => {
     await producer2.connect();
     await producer2.send({ topic: 'restart', acks: -1, messages: [{ value: 'after restart' }] });
     await producer2.disconnect();
-    expect(Number(readFileSync(path.join(dataDir, PRODUCER_ID_FILE), 'utf8'))).toBeGreaterThan(idsBefore);
+    expect(nextProducerId(dataDir)).toBeGreaterThan(idsBefore);
     second.child.kill('SIGTERM');
     expect((await second.exited).code).toBe(0);
   });

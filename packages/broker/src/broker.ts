@@ -78,15 +78,24 @@ export class Broker {
     const options: BrokerOptions = { ...BROKER_DEFAULTS, ...overrides };
     const config = logConfigOf(options);
     let allocate: () => Promise<number>;
+    let ids: ProducerIdAllocator | null = null;
     if (options.blackhole) {
       let next = 0;
       allocate = () => Promise.resolve(next++);
     } else {
       await mkdir(options.dataDir, { recursive: true });
-      const ids = await ProducerIdAllocator.open(options.dataDir);
-      allocate = () => ids.allocate();
+      const opened = await ProducerIdAllocator.open(options.dataDir);
+      ids = opened;
+      allocate = () => opened.allocate();
     }
     const store = await TopicStore.open({ dataDir: options.dataDir, blackhole: options.blackhole, config, tailCacheBytes: options.tailCacheBytes });
+    try {
+      // Producer ids are never reused: none handed out may be one the logs' producer state already holds.
+      if (ids !== null) ids.ensureAbove(...highestProducerId(store));
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
     const broker = new Broker(options, store, allocate);
     try {
       await broker.listen();
@@ -208,6 +217,21 @@ export class Broker {
     await closed;
     await this.ctx.store.close();
   }
+}
+
+/** The largest producer id in any log's producer state (-1 for none), and the partition holding it. */
+function highestProducerId(store: TopicStore): [number, string] {
+  let highest = -1;
+  let where = 'the logs';
+  for (const log of store.logManager?.logs() ?? []) {
+    for (const producerId of log.producerState.activeProducers().keys()) {
+      if (producerId > highest) {
+        highest = producerId;
+        where = `the producer state of ${log.topic}-${log.partition}`;
+      }
+    }
+  }
+  return [highest, where];
 }
 
 function respond<N extends ResponseApi>(api: N, apiVersion: number, correlationId: number, body: ResponseBodies[N]): FinishedMessage {

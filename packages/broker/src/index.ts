@@ -5,7 +5,10 @@ export { Broker } from './broker.js';
 export type { BrokerStats } from './broker.js';
 export { BROKER_DEFAULTS } from './broker-options.js';
 export type { AckMode, BrokerOptions } from './broker-options.js';
-export { PRODUCER_ID_FILE } from './internal/producer-id-allocator.js';
+export {
+  PRODUCER_ID_BLOCK, PRODUCER_ID_FILE, PRODUCER_ID_REPAIR_MARGIN, formatProducerIdFile, parseProducerIdFile, safeProducerIdStart,
+} from './internal/producer-id-allocator.js';
+export type { ProducerIdFileContent } from './internal/producer-id-allocator.js';
 export { runLoad } from './load/run-load.js';
 export type { LoadReport, ProduceSummary, BrokerCpu } from './load/run-load.js';
 export { LOAD_DEFAULTS, resolveLoadOptions } from './load/load-options.js';

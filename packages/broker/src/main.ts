@@ -1,13 +1,17 @@
 // The broker's command line: `pnpm start` (root package.json) runs this with
 // the embedded defaults: data in ./data, 127.0.0.1:9092, topics auto-created
-// with 1 partition. SIGINT/SIGTERM stop it gracefully (exit 0); a port in use
-// is reported and exits 2; `--port 0` picks a free port (printed).
+// with 1 partition. SIGINT/SIGTERM stop it gracefully (exit 0); `--port 0`
+// picks a free port (printed). A start-up refusal (port in use, data
+// directory locked, damaged data or broker-producer-id, too many open files,
+// any other typed error) is one line on stderr naming the file, the reason
+// and the command that inspects or repairs it, exit 2 (internal errors: 1);
+// SEGLOG_DEBUG=1 adds the stack (internal/startup-error.ts).
 
-import { isSeglogError } from '@seglog/common';
 import { parseArgs } from 'node:util';
 import { Broker } from './broker.js';
 import { BROKER_DEFAULTS } from './broker-options.js';
 import type { BrokerOptions } from './broker-options.js';
+import { startupRefusal } from './internal/startup-error.js';
 
 const USAGE = `usage: pnpm start [-- options]
   --data-dir DIR                 data directory (default ./data)
@@ -94,17 +98,13 @@ async function main(): Promise<void> {
   try {
     broker = await Broker.start(options);
   } catch (error) {
-    if (isSeglogError(error) && error.code === 'SEGLOG_ERR_BROKER_LISTEN' && error.context['errno'] === 'EADDRINUSE') {
-      const port = options.port ?? BROKER_DEFAULTS.port;
-      process.stderr.write(`seglog broker: port ${port} is already in use on ${options.host ?? BROKER_DEFAULTS.host}. ` +
-        `Stop the other process, or pass another port: pnpm start -- --port 0 (any free port)\n`);
-      process.exit(2);
-    }
-    if (isSeglogError(error) && error.code === 'SEGLOG_ERR_LOG_LOCKED') {
-      process.stderr.write(`seglog broker: ${error.message}. Is another broker running on this data directory?\n`);
-      process.exit(2);
-    }
-    throw error;
+    // Every start-up refusal is one line: file, reason, the command that inspects or repairs it.
+    const refusal = startupRefusal(error, {
+      dataDir: options.dataDir ?? BROKER_DEFAULTS.dataDir, host: options.host ?? BROKER_DEFAULTS.host, port: options.port ?? BROKER_DEFAULTS.port,
+    });
+    process.stderr.write(`${refusal.line}\n`);
+    if (process.env['SEGLOG_DEBUG'] === '1') process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(refusal.exitCode);
   }
   // Handlers first, banner second: a supervisor that signals as soon as it
   // sees the banner must get a graceful stop, not the default exit 143.

@@ -95,3 +95,26 @@ export function readTree(dir: string): Map<string, Buffer> {
 export function appendBytes(file: string, bytes: Buffer): void {
   appendFileSync(file, bytes);
 }
+
+/**
+ * A data directory as a kill -9 leaves it (test/unclean-writer.ts in a child
+ * process: preallocated segments of 8 KiB, 2 records per batch, every batch
+ * durable, then SIGKILL): no clean-shutdown marker, zero-filled tails in the
+ * active .log and its indexes. Returns the log end offset the child reached.
+ */
+export function writeUncleanDataDir(dataDir: string, batches: number, producerId = -1): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const args = ['--conditions=source', '--import', 'tsx', 'packages/cli/test/unclean-writer.ts', dataDir, String(batches)];
+    if (producerId >= 0) args.push(String(producerId));
+    const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      const match = /^durable (\d+)$/m.exec(output);
+      if (signal !== 'SIGKILL' || match === null) reject(new Error(`unclean writer: exit ${String(code)} ${String(signal)}: ${output}`));
+      else resolve(Number(match[1]));
+    });
+  });
+}

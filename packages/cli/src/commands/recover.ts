@@ -9,11 +9,16 @@
 // --truncate-corrupt. --dry-run copies the directories to a temporary
 // directory, recovers the copy, reports what WOULD change and deletes the
 // copy: the original is never opened for writing.
+//
+// After the engine's recovery, a data directory's `broker-producer-id` that
+// verify finds damaged (or not above the logs' producer ids) is rewritten at
+// a safe id (internal/producer-id-repair.ts), or the refusal is explained.
 
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Io } from '@seglog/io';
+import { PRODUCER_ID_FILE } from '@seglog/broker';
 import { FileNames, Log, LogConfig, LogManager } from '@seglog/log';
 import type { CorruptionPolicy } from '@seglog/log';
 import { COMMON_OPTIONS } from '../command-spec.js';
@@ -22,6 +27,7 @@ import type { CliContext } from '../internal/cli-context.js';
 import { readOffsetCheckpoint } from '../internal/checkpoints.js';
 import { cliError, usageError } from '../internal/cli-error.js';
 import { Verifier } from '../internal/verifier.js';
+import { repairProducerIdFile } from '../internal/producer-id-repair.js';
 import { diffDirState, readDirState, restoreSmallFiles } from '../internal/dir-state.js';
 import type { DirState, FileChange } from '../internal/dir-state.js';
 import { resolveLogDirs } from '../internal/log-dirs.js';
@@ -35,6 +41,8 @@ async function copyForDryRun(io: Io, dirs: LogDirs, tmp: string): Promise<LogDir
     const from = path.join(dirs.dataDir, name);
     if (await io.exists(from)) await cp(from, path.join(tmp, name));
   }
+  const producerIds = path.join(dirs.dataDir, PRODUCER_ID_FILE);
+  if (dirs.kind === 'data' && (await io.exists(producerIds))) await cp(producerIds, path.join(tmp, PRODUCER_ID_FILE));
   const partitions = [];
   for (const partition of dirs.partitions) {
     const dir = path.join(tmp, partition.name);
@@ -183,7 +191,10 @@ async function verifyAfter(ctx: CliContext, dirs: LogDirs, options: RecoverOptio
   } finally {
     progress.done();
   }
-  const remaining = verifier.findings.filter((f) => f.severity === 'problem');
+  const repair = await repairProducerIdFile(ctx.io, verifier, options.dryRun);
+  if (repair !== null) ctx.out(options.json ? JSON.stringify({ type: 'producer-id', file: PRODUCER_ID_FILE, ...repair }) : repair.text);
+  const repairedFile = repair?.resolved === true ? verifier.producerIdFile?.file : undefined;
+  const remaining = verifier.findings.filter((f) => f.severity === 'problem' && f.file !== repairedFile);
   for (const f of remaining) {
     const file = path.relative(dirs.dataDir, f.file);
     const where = [f.position === undefined ? '' : `position ${f.position}`, f.offset === undefined ? '' : `offset ${f.offset}`].filter((x) => x !== '').join(' ');
@@ -224,6 +235,9 @@ export const recoverCommand: CommandSpec = {
     'unless --truncate-corrupt. Reports bytes cut per segment, segments deleted and files rebuilt, then verifies',
     'the result: problems recovery does not repair (e.g. a bad batch in a segment below the recovery point) are',
     'listed and the exit code is 1. Indexes are rebuilt with the default topic config unless --config says otherwise.',
+    'A data directory\'s broker-producer-id that is damaged, or not above every producer id in the logs, is rewritten',
+    'above the highest producer id in the batches and snapshots, rounded up to a block, plus a margin of 1000000 ids',
+    '(producer ids are never reused); with damage left in the logs it is not rewritten and the reason is printed.',
   ],
   options: {
     'dry-run': { type: 'boolean', short: 'n', description: 'recover a copy in a temporary directory and report what would change; the original is untouched' },
