@@ -19,6 +19,12 @@
 //   `<topic>-<partition>.<uniqueId>-delete|-future|-stray`, uniqueId being a
 //   UUID without dashes; the uniqueId contains no '.', so it is the text after
 //   the last '.'.
+// - A data directory entry is a partition directory exactly when it is a
+//   directory whose name parses as one (classifyDataDirEntry: the one rule the
+//   LogManager's load and the CLI share). No prefix is special: Kafka allows a
+//   leading dot, so `.hidden-0` is partition 0 of topic `.hidden`; the data
+//   directory's own files (`.lock`, `.kafka_cleanshutdown`, checkpoints and
+//   their `.tmp` twins) are regular files and never taken for partitions.
 
 import { assert, SeglogError } from '@seglog/common';
 
@@ -241,6 +247,36 @@ function parsePartitionDirName(name: string): ParsedPartitionDirName {
   return { ...parseLiveDirName(name, name), state: 'live', uniqueId: null };
 }
 
+/** What one entry of a data directory is; see classifyDataDirEntry. */
+export type DataDirEntry =
+  | { readonly kind: 'partition'; readonly partition: ParsedPartitionDirName }
+  /** One of the data directory's own files (lock, marker, checkpoints, their .tmp). */
+  | { readonly kind: 'own' }
+  /** Anything else, with the reason it is not a partition directory. */
+  | { readonly kind: 'other'; readonly reason: string };
+
+const DATA_DIR_OWN_FILES: ReadonlySet<string> = new Set([
+  fixedNames.lock, fixedNames.cleanShutdown, fixedNames.recoveryPointCheckpoint,
+  fixedNames.logStartOffsetCheckpoint, fixedNames.replicationOffsetCheckpoint,
+]);
+
+/**
+ * Classifies a data directory entry by its name and whether it is a directory.
+ * Only directories can be partitions, and every directory whose name parses
+ * is one, whatever its first character (a topic may start with '.').
+ */
+function classifyDataDirEntry(name: string, isDirectory: boolean): DataDirEntry {
+  if (!isDirectory) {
+    if (DATA_DIR_OWN_FILES.has(name) || name.endsWith('.tmp')) return { kind: 'own' };
+    return { kind: 'other', reason: 'not a directory' };
+  }
+  try {
+    return { kind: 'partition', partition: parsePartitionDirName(name) };
+  } catch (error) {
+    return { kind: 'other', reason: (error as Error).message };
+  }
+}
+
 /** Kafka's file and directory names (LogFileUtils, UnifiedLog name helpers, Topic.validate). */
 export const FileNames = {
   ...fixedNames,
@@ -252,4 +288,5 @@ export const FileNames = {
   validatePartition,
   partitionDirName,
   parsePartitionDirName,
+  classifyDataDirEntry,
 } as const;

@@ -491,20 +491,17 @@ export class LogManager {
     if (toDelete.length > 0) await this.io.fsyncDir(this.dir);
   }
 
-  /** A partition directory's parsed name, or null (recorded in `skipped`) for anything else. */
+  /**
+   * A partition directory's parsed name, or null for anything else (recorded
+   * in `skipped` unless it is one of the data directory's own files). The rule
+   * is FileNames.classifyDataDirEntry, shared with the CLI.
+   */
   private async classify(name: string): Promise<ParsedPartitionDirName | null> {
-    if (name.startsWith('.') || name === FileNames.recoveryPointCheckpoint || name === FileNames.logStartOffsetCheckpoint || name.endsWith('.tmp')) return null;
     const stat = await this.io.stat(join(this.dir, name));
-    if (!stat.isDirectory) {
-      this.skipped.push({ name, reason: 'not a directory' });
-      return null;
-    }
-    try {
-      return FileNames.parsePartitionDirName(name);
-    } catch (error) {
-      this.skipped.push({ name, reason: (error as Error).message });
-      return null;
-    }
+    const entry = FileNames.classifyDataDirEntry(name, stat.isDirectory);
+    if (entry.kind === 'partition') return entry.partition;
+    if (entry.kind === 'other') this.skipped.push({ name, reason: entry.reason });
+    return null;
   }
 
   private checkAppend(bytes: number): void {

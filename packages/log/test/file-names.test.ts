@@ -99,4 +99,18 @@ describe('FileNames partition directories', () => {
     expect(thrown(() => FileNames.parsePartitionDirName('orders-2147483648')).code).toBe('SEGLOG_ERR_LOG_INVALID_PARTITION');
     expect(thrown(() => FileNames.parsePartitionDirName('bad topic-0')).code).toBe('SEGLOG_ERR_LOG_INVALID_TOPIC');
   });
+
+  it('classifies data directory entries by one rule: a directory whose name parses is a partition, a leading dot included', () => {
+    expect(FileNames.classifyDataDirEntry('.hidden-0', true)).toEqual({ kind: 'partition', partition: { topic: '.hidden', partition: 0, state: 'live', uniqueId: null } });
+    expect(FileNames.classifyDataDirEntry('..a-3', true)).toMatchObject({ kind: 'partition', partition: { topic: '..a', partition: 3 } });
+    expect(FileNames.classifyDataDirEntry('..-3', true)).toMatchObject({ kind: 'other' });
+    expect(FileNames.classifyDataDirEntry('.x-1.0123456789abcdef0123456789abcdef-delete', true))
+      .toMatchObject({ kind: 'partition', partition: { topic: '.x', partition: 1, state: 'delete' } });
+    for (const own of ['.lock', '.kafka_cleanshutdown', 'recovery-point-offset-checkpoint', 'log-start-offset-checkpoint', 'recovery-point-offset-checkpoint.tmp']) {
+      expect(FileNames.classifyDataDirEntry(own, false), own).toEqual({ kind: 'own' });
+    }
+    expect(FileNames.classifyDataDirEntry('.hidden-0', false)).toEqual({ kind: 'other', reason: 'not a directory' });
+    expect(FileNames.classifyDataDirEntry('.-0', true)).toMatchObject({ kind: 'other' });
+    expect(FileNames.classifyDataDirEntry('.Trash', true)).toMatchObject({ kind: 'other' });
+  });
 });
