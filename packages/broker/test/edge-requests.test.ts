@@ -4,16 +4,22 @@
 //   2^60 (past every record) → offset -1, timestamp -1, no error (Kafka's
 //   answer when no record has a timestamp at or after the target). Before,
 //   the int64 decoder refused them (UNSAFE_INTEGER) and closed the connection.
+// - Topics whose names collide once '.' and '_' are unified (Kafka's
+//   Topic.hasCollision, for metric names) cannot both exist:
+//   INVALID_TOPIC_EXCEPTION, in CreateTopics and in Metadata auto-creation.
+// - The internal topic names (__consumer_offsets, __transaction_state,
+//   __cluster_metadata) cannot be created as plain topics: INVALID_REQUEST.
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Broker, KAFKA_ERROR_CODES } from '../src/index.js';
-import { batch, createTopic, fetch, produce } from './broker-helpers.js';
+import { batch, createTopic, createTopicCode, fetch, produce } from './broker-helpers.js';
 import { RawClient } from './raw-client.js';
 
 /** A marker int64 that the encoder accepts; replaced in the frame by the unsafe value to send. */
+const ZERO_UUID = '0'.repeat(32);
 const MARKER = 0x1234_5678_9abc;
 
 /** `frame` with the 8-byte big-endian MARKER replaced by `high`·2^32 (+ 0). */
@@ -99,5 +105,37 @@ describe('edge requests', () => {
     const { frame, response } = client.encode('DELETE_RECORDS', 2, { topics: [{ name: 'edges', partitions: [{ partitionIndex: 0, offset: MARKER }] }], timeoutMs: 1000 });
     const r = await sendPatched(client, patchInt64(frame, 2 ** 30), response);
     expect(r.body.topics[0]?.partitions[0]?.errorCode).toBe(KAFKA_ERROR_CODES.OFFSET_OUT_OF_RANGE);
+  });
+
+  it("refuses a topic whose name collides with an existing one once '.' and '_' are unified", async () => {
+    await createTopic(client, 'a.b');
+    expect(await createTopicCode(client, 'a_b')).toBe(KAFKA_ERROR_CODES.INVALID_TOPIC_EXCEPTION);
+    expect(await createTopicCode(client, 'a.b')).toBe(KAFKA_ERROR_CODES.TOPIC_ALREADY_EXISTS);
+    await createTopic(client, 'x_.y');
+    expect(await createTopicCode(client, 'x._y')).toBe(KAFKA_ERROR_CODES.INVALID_TOPIC_EXCEPTION);
+    // Both in one request: the second collides with the first.
+    const both = await client.request('CREATE_TOPICS', 4, {
+      topics: ['p.q', 'p_q'].map((name) => ({ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] })), timeoutMs: 1000, validateOnly: false,
+    });
+    expect(both.body.topics.map((t) => t.errorCode)).toEqual([0, KAFKA_ERROR_CODES.INVALID_TOPIC_EXCEPTION]);
+    // Metadata auto-creation follows the same rule.
+    const meta = await client.request('METADATA', 12, {
+      topics: [{ topicId: ZERO_UUID, name: 'a_b' }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false,
+    });
+    expect(meta.body.topics[0]?.errorCode).toBe(KAFKA_ERROR_CODES.INVALID_TOPIC_EXCEPTION);
+    expect(broker.store.topics().filter((t) => /^(a.b|x..y|p.q)$/.test(t))).toEqual(['a.b', 'p.q', 'x_.y']);
+  });
+
+  it('refuses plain creation of the internal topic names', async () => {
+    for (const name of ['__consumer_offsets', '__transaction_state', '__cluster_metadata']) {
+      expect(await createTopicCode(client, name), name).toBe(KAFKA_ERROR_CODES.INVALID_REQUEST);
+      const meta = await client.request('METADATA', 12, {
+        topics: [{ topicId: ZERO_UUID, name }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false,
+      });
+      expect(meta.body.topics[0]?.errorCode, name).toBe(KAFKA_ERROR_CODES.INVALID_REQUEST);
+      expect(broker.store.has(name)).toBe(false);
+    }
+    // A name that only looks like one is an ordinary topic.
+    await createTopic(client, '__consumer_offsets2');
   });
 });
