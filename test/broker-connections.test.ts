@@ -1,11 +1,15 @@
 // Hostile connections against the broker as a child process, so that its RSS
 // (/proc/<pid>/status VmRSS) is its own (issue 23 items 4 and 7):
+// - 2,000 connections that never speak, go idle after a request, send half a
+//   frame, or pipeline requests and stop reading: all closed after
+//   --connections-max-idle-ms (never before it), the broker serving another
+//   client meanwhile, its RSS bounded while they are open;
 // - one 64 MiB Produce request sent slowly (the first 8 MiB in 1-byte writes
 //   with TCP_NODELAY, the rest in 64 KiB writes: 64 MiB of 1-byte writes take
 //   minutes on loopback) raises the broker's RSS by at most 2× its size
 //   while it arrives (measured with the last byte held back; it was ~10–90
 //   bytes of RSS per byte received: 1.6 GB after 18 MB in the issue), and by
-//   at most 3× until it is answered (the tail cache copies appended bytes,
+//   at most 3.5× until it is answered (the tail cache copies appended bytes,
 //   pinned until written; kept small here with --tail-cache-bytes).
 // Sized by the open-file limit (each connection costs a descriptor here and
 // one in the broker); every wait is a generous upper bound, not a speed.
@@ -161,6 +165,46 @@ async function waitFor(condition: () => boolean, limitMs: number, what: () => st
 }
 
 describe('broker under hostile connections (child process)', () => {
+  it('closes 2,000 silent, idle, half-frame and non-reading connections after the idle limit, serving others with bounded RSS', async () => {
+    const IDLE_MS = 5000;
+    const limit = openFileLimit();
+    // Each connection costs one descriptor here and one in the broker (which inherits this limit).
+    const count = Math.min(2000, Math.floor((limit - 500) / 2));
+    expect(count, `open-file limit ${limit} is too low for this test`).toBeGreaterThanOrEqual(400);
+    const broker = await start(['--connections-max-idle-ms', String(IDLE_MS)]);
+    await healthyClient(broker.port, 'warm-up', 100);
+    const base = rssBytes(broker.child.pid as number);
+    const sampler = rssSampler(broker.child.pid as number);
+    const hostiles: Hostile[] = [];
+    const openedFrom = Date.now();
+    for (let at = 0; at < count; at += 100) {
+      hostiles.push(...await Promise.all(Array.from({ length: Math.min(100, count - at) }, (_, i) => openHostile(broker.port, KINDS[(at + i) % 4] as Kind))));
+    }
+    const openMs = Date.now() - openedFrom;
+    const openNow = hostiles.filter((h) => h.closedAt === null).length;
+    const healthyMs = await healthyClient(broker.port, 'served-meanwhile', 1000);
+    const whileOpen = sampler.stop();
+
+    // Silent, idle and half-frame ones see their close; non-reading ones see it once they read again.
+    await waitFor(() => hostiles.every((h) => h.kind === 'unread' || h.closedAt !== null), IDLE_MS + 60_000,
+      () => `${hostiles.filter((h) => h.closedAt === null && h.kind !== 'unread').length} connections to close`);
+    await new Promise((r) => setTimeout(r, Math.max(0, Math.max(...hostiles.map((h) => h.lastActive)) + IDLE_MS + 1000 - Date.now())));
+    for (const h of hostiles) if (h.kind === 'unread') h.socket.resume();
+    await waitFor(() => hostiles.every((h) => h.closedAt !== null), 60_000, () => `${hostiles.filter((h) => h.closedAt === null).length} non-reading connections to close`);
+    for (const h of hostiles) {
+      if (h.kind !== 'unread') expect(h.closedAt as number - h.lastActive, h.kind).toBeGreaterThanOrEqual(IDLE_MS - 50);
+    }
+    const after = rssBytes(broker.child.pid as number);
+    await healthyClient(broker.port, 'served-after', 10);
+    const report = {
+      connections: count, openFileLimit: limit, openMs, openWhenServing: openNow, healthyMs,
+      rssBaseMiB: +(base / MiB).toFixed(1), rssMaxWhileOpenMiB: +(whileOpen / MiB).toFixed(1), rssAfterCloseMiB: +(after / MiB).toFixed(1),
+    };
+    console.log(`hostile connections: ${JSON.stringify(report)}`);
+    // 500 half frames reserve 64 KiB each (32 MiB, half touched); sockets cost a few KiB each.
+    expect(whileOpen - base).toBeLessThan(256 * MiB);
+  }, 240_000);
+
   it('a 64 MiB Produce sent in 1-byte writes (first 8 MiB) then 64 KiB writes costs the broker at most 2× its size in RSS while it arrives', async () => {
     // The tail cache copies appended bytes (engine memory bounded by --tail-cache-bytes, default 256 MiB):
     // keep it small so that what is measured is the request's cost.
@@ -217,6 +261,8 @@ describe('broker under hostile connections (child process)', () => {
     console.log(`slow sender: ${JSON.stringify(report)}`);
     expect(socket.destroyed).toBe(false);
     expect(partialPeak - base).toBeLessThanOrEqual(2 * frame.length);
-    expect(peak - base).toBeLessThanOrEqual(3 * frame.length);
+    // Until answered: the frame, the tail cache's copies of it (pinned until written) and young-generation
+    // garbage (bounded by V8's semi-spaces, ~48 MiB): measured 1.9–2.6×.
+    expect(peak - base).toBeLessThanOrEqual(3.5 * frame.length);
   }, 300_000);
 });
