@@ -74,34 +74,36 @@ describe('connection limits', () => {
   });
 
   it('closes a connection that never speaks, one idle after a request, and one that sent half a frame', async () => {
-    const silent = await connect(broker.port);
+    // Each `…At` is taken before anything the broker could count as progress, so closing earlier than
+    // `…At + limit` would be a bug whatever the machine's speed.
     const silentAt = Date.now();
+    const silent = await connect(broker.port);
     const idle = await RawClient.connect(broker.port);
-    await idle.request('API_VERSIONS', 3, { clientSoftwareName: 'limits', clientSoftwareVersion: '1' });
     const idleAt = Date.now();
+    await idle.request('API_VERSIONS', 3, { clientSoftwareName: 'limits', clientSoftwareVersion: '1' });
+    const halfAt = Date.now();
     const half = await connect(broker.port);
     half.write(Buffer.concat([sizePrefix(1000), Buffer.alloc(500, 1)]));
-    const halfAt = Date.now();
     const waits = await Promise.all([
       closedWithin(silent, silentAt, IDLE_MS + SLACK_MS),
       closedWithin(idle.socket, idleAt, IDLE_MS + SLACK_MS),
       closedWithin(half, halfAt, IDLE_MS + SLACK_MS),
     ]);
-    // Never before the limit (timers do not fire early; 20 ms for clock granularity).
-    for (const ms of waits) expect(ms).toBeGreaterThanOrEqual(IDLE_MS - 20);
+    // Never before the limit (5 ms for clock granularity).
+    for (const ms of waits) expect(ms).toBeGreaterThanOrEqual(IDLE_MS - 5);
   });
 
   it('closes a half-sent request even while its bytes keep trickling in (the limit bounds its arrival)', async () => {
+    const since = Date.now();
     const trickle = await connect(broker.port);
     trickle.setNoDelay(true);
     trickle.write(sizePrefix(10_000));
-    const since = Date.now();
     let sent = 0;
     const timer = setInterval(() => {
       if (!trickle.destroyed) trickle.write(Buffer.alloc(1, sent++ & 0xff));
     }, IDLE_MS / 6);
     try {
-      expect(await closedWithin(trickle, since, IDLE_MS + SLACK_MS)).toBeGreaterThanOrEqual(IDLE_MS - 20);
+      expect(await closedWithin(trickle, since, IDLE_MS + SLACK_MS)).toBeGreaterThanOrEqual(IDLE_MS - 5);
       expect(sent).toBeGreaterThan(0);
     } finally {
       clearInterval(timer);
@@ -143,15 +145,15 @@ describe('connection limits', () => {
     const since = Date.now();
     await waitFor(() => broker.stats.connections === 0, IDLE_MS + SLACK_MS, 'the broker to close the slow reader');
     expect(notices).toEqual([]);
-    expect(Date.now() - since).toBeGreaterThanOrEqual(IDLE_MS - 20);
+    expect(Date.now() - since).toBeGreaterThanOrEqual(IDLE_MS - 5);
     reader.close();
   });
 
   it('pauses readers while the request budget is spent, serves them once it is released, and leaks none of it', async () => {
     await waitFor(() => broker.requestMemory.reservedBytes === 0, SLACK_MS, 'earlier connections to release their budget');
     // Two half frames of 3 MiB declared: 4 MiB budget, non-strict (the second overshoots).
-    const holders = [await connect(broker.port), await connect(broker.port)];
     const since = Date.now();
+    const holders = [await connect(broker.port), await connect(broker.port)];
     for (const h of holders) h.write(Buffer.concat([sizePrefix(3 << 20), Buffer.alloc(100)]));
     await waitFor(() => broker.requestMemory.reservedBytes === 6 << 20, SLACK_MS, 'both frames to be reserved');
     // A third client's request waits for budget, then is answered once the holders are closed as idle.
@@ -159,7 +161,7 @@ describe('connection limits', () => {
     const answered = waiter.request('API_VERSIONS', 3, { clientSoftwareName: 'limits', clientSoftwareVersion: '1' });
     await waitFor(() => broker.requestMemory.waiting === 1, SLACK_MS, 'the third connection to wait for budget');
     expect((await answered).body.errorCode).toBe(0);
-    expect(Date.now() - since).toBeGreaterThanOrEqual(IDLE_MS - 20);
+    expect(Date.now() - since).toBeGreaterThanOrEqual(IDLE_MS - 5);
     for (const h of holders) await closedWithin(h, since, IDLE_MS + SLACK_MS);
     waiter.close();
     await waitFor(() => broker.stats.connections === 0, SLACK_MS, 'every connection to close');
