@@ -18,7 +18,10 @@
 // - Directories being deleted / moved / stray are
 //   `<topic>-<partition>.<uniqueId>-delete|-future|-stray`, uniqueId being a
 //   UUID without dashes; the uniqueId contains no '.', so it is the text after
-//   the last '.'.
+//   the last '.'. As Kafka (UnifiedLog.logDeleteDirName), the topic in a
+//   -delete name is cut so that the name fits in 255 bytes (a 249-character
+//   topic would otherwise make the rename fail with ENAMETOOLONG and take the
+//   directory offline); a cut topic still parses (≥ 204 legal characters).
 // - A data directory entry is a partition directory exactly when it is a
 //   directory whose name parses as one (classifyDataDirEntry: the one rule the
 //   LogManager's load and the CLI share). No prefix is special: Kafka allows a
@@ -204,6 +207,23 @@ function partitionDirName(topic: string, partition: number): string {
   return `${topic}-${partition}`;
 }
 
+/** Longest file name on the filesystems Kafka supports (NAME_MAX). */
+const FILE_NAME_MAX_BYTES = 255;
+
+/**
+ * Kafka's logDeleteDirName: `<topic>-<partition>.<uniqueId>-delete`, the topic
+ * cut to fit 255 bytes. Topic names are ASCII, so characters are bytes.
+ */
+function deleteDirName(topic: string, partition: number, uniqueId: string): string {
+  validateTopic(topic);
+  validatePartition(partition);
+  assert(UNIQUE_ID.test(uniqueId), 'deleteDirName: uniqueId must be hexadecimal');
+  const suffix = `-${partition}.${uniqueId}-delete`;
+  const name = topic.slice(0, Math.min(topic.length, FILE_NAME_MAX_BYTES - suffix.length)) + suffix;
+  assert(name.length <= FILE_NAME_MAX_BYTES, 'deleteDirName: name longer than 255 bytes');
+  return name;
+}
+
 function invalidDirName(name: string, reason: string): SeglogError {
   return new SeglogError('SEGLOG_ERR_LOG_INVALID_DIR_NAME', `invalid partition directory name ${JSON.stringify(name)}: ${reason}`, {
     context: { name, reason },
@@ -287,6 +307,7 @@ export const FileNames = {
   validateTopic,
   validatePartition,
   partitionDirName,
+  deleteDirName,
   parsePartitionDirName,
   classifyDataDirEntry,
 } as const;

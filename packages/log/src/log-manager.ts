@@ -340,7 +340,8 @@ export class LogManager {
 
   /**
    * Closes the log and deletes its directory: renamed to
-   * `<topic>-<p>.<uuid>-delete` (directory fsynced: from here on the
+   * `<topic>-<p>.<uuid>-delete` (FileNames.deleteDirName: the topic cut to
+   * fit 255 bytes, as Kafka; directory fsynced: from here on the
    * deletion survives a crash, finished by the next open), then its files
    * and the directory removed. Unknown partitions:
    * SEGLOG_ERR_LOG_UNKNOWN_PARTITION.
@@ -351,7 +352,7 @@ export class LogManager {
     const log = this.logsByName.get(name);
     if (log === undefined) throw unknownPartition(this.dir, topic, partition);
     this.logsByName.delete(name);
-    const doomed = join(this.dir, `${name}.${randomUUID().replaceAll('-', '')}-delete`);
+    const doomed = join(this.dir, FileNames.deleteDirName(topic, partition, randomUUID().replaceAll('-', '')));
     try {
       await log.close();
       await this.io.rename(join(this.dir, name), doomed);

@@ -113,4 +113,16 @@ describe('FileNames partition directories', () => {
     expect(FileNames.classifyDataDirEntry('.-0', true)).toMatchObject({ kind: 'other' });
     expect(FileNames.classifyDataDirEntry('.Trash', true)).toMatchObject({ kind: 'other' });
   });
+
+  it("names -delete directories as Kafka does: the topic cut so the name fits in 255 bytes, and it still parses", () => {
+    const id = '0123456789abcdef0123456789abcdef';
+    expect(FileNames.deleteDirName('orders', 3, id)).toBe(`orders-3.${id}-delete`);
+    for (const partition of [0, 2147483647]) {
+      const name = FileNames.deleteDirName('t'.repeat(249), partition, id);
+      expect(name.length).toBe(255);
+      expect(FileNames.parsePartitionDirName(name)).toMatchObject({ partition, state: 'delete', uniqueId: id });
+      expect(FileNames.classifyDataDirEntry(name, true).kind).toBe('partition');
+    }
+    expect(thrown(() => FileNames.deleteDirName('..', 0, id)).code).toBe('SEGLOG_ERR_LOG_INVALID_TOPIC');
+  });
 });
