@@ -54,6 +54,8 @@ export interface BrokerOptions {
    * complete request read or a response written; the bytes of an incomplete
    * request are not, so this also bounds how long a request may take to
    * arrive, and a client that stops reading its responses is closed too.
+   * Waits that are the broker's (a request being handled, request memory)
+   * are not idleness.
    */
   readonly connectionsMaxIdleMs: number;
   /** Requests read from one connection and not yet answered; the socket is paused at this bound. Default 100. */

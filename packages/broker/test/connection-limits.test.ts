@@ -168,4 +168,37 @@ describe('connection limits', () => {
     expect(broker.requestMemory.reservedBytes).toBe(0);
     expect(broker.requestMemory.waiting).toBe(0);
   });
+
+  it('does not count a wait for request memory as idleness: a request held longer than the limit is answered', async () => {
+    const small = await Broker.start({
+      dataDir: path.join(dir, 'small-pool'), port: 0, autoCreatePartitions: 1, connectionsMaxIdleMs: IDLE_MS,
+      queuedMaxRequestBytes: 1000, log: () => undefined,
+    });
+    try {
+      const poller = await RawClient.connect(small.port);
+      await createTopic(poller, 'poll', 40);
+      // One long poll over 40 empty partitions: its ~1.4 KB frame holds the whole 1000-byte budget for 3× the limit.
+      const poll = fetch('poll', 0, { maxWaitMs: IDLE_MS * 3, minBytes: 1 << 20 });
+      const first = poll.topics[0] as (typeof poll.topics)[number];
+      const partitions = Array.from({ length: 40 }, (_, partition) => ({ ...(first.partitions[0] as (typeof first.partitions)[number]), partition }));
+      const { frame, response: polled } = poller.encode('FETCH', 12, { ...poll, topics: [{ ...first, partitions }] });
+      expect(frame.length).toBeGreaterThan(1000);
+      const since = Date.now();
+      poller.socket.write(frame);
+      await waitFor(() => small.requestMemory.reservedBytes > 1000, SLACK_MS, 'the long poll to hold the budget');
+      const waiter = await RawClient.connect(small.port);
+      const answered = waiter.request('API_VERSIONS', 3, { clientSoftwareName: 'limits', clientSoftwareVersion: '1' });
+      await waitFor(() => small.requestMemory.waiting === 1, SLACK_MS, 'the second connection to wait for budget');
+      expect((await answered).body.errorCode).toBe(0);
+      expect(Date.now() - since).toBeGreaterThanOrEqual(IDLE_MS * 3 - 5);
+      expect((await polled).body.responses[0]?.partitions).toHaveLength(40);
+      expect(waiter.socket.destroyed).toBe(false);
+      waiter.close();
+      poller.close();
+      await waitFor(() => small.stats.connections === 0, SLACK_MS, 'both connections to close');
+      expect(small.requestMemory.reservedBytes).toBe(0);
+    } finally {
+      await small.stop();
+    }
+  });
 });

@@ -22,7 +22,8 @@
 // `connectionsMaxIdleMs` without progress. Progress is a complete request
 // read or a response (or acks=0 slot) finished writing; the timer does not
 // run out while a request is being handled (long polls are bounded by
-// maxFetchWaitMs). Bytes of an incomplete request are not progress: Kafka has
+// maxFetchWaitMs) or while the connection waits for request memory (it holds
+// no reservation then, only the last chunk read). Bytes of an incomplete request are not progress: Kafka has
 // no separate request-arrival timeout, and counting each byte would let a
 // client trickle one byte a minute and hold its frame buffer forever, so here
 // the same limit bounds how long a request may take to arrive. A slow reader
@@ -86,6 +87,8 @@ export class Connection {
     this.memoryWaiting = false;
     this.onMemory = () => {
       this.memoryWaiting = false;
+      // The wait was the broker's, not the client's: the idle timer starts over.
+      this.progress();
       if (!this.closed) this.pump();
     };
     this.idleTimer = options.connectionsMaxIdleMs > 0 ? setTimeout(() => this.onIdle(), options.connectionsMaxIdleMs).unref() : null;
@@ -166,8 +169,8 @@ export class Connection {
 
   private onIdle(): void {
     if (this.closed) return;
-    if (this.slots.some((slot) => !slot.done)) {
-      // A request is being handled (bounded by the handler): not idle.
+    if (this.memoryWaiting || this.slots.some((slot) => !slot.done)) {
+      // The broker is the one waiting (a handler, or request memory): not the client's idleness.
       this.idleTimer?.refresh();
       return;
     }
