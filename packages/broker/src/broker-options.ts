@@ -39,6 +39,25 @@ export interface BrokerOptions {
   readonly statusIntervalMs: number;
   /** Largest request frame (socket.request.max.bytes). Default 100 MiB. */
   readonly maxRequestBytes: number;
+  /**
+   * Budget of request frames held across all connections, being received or
+   * awaiting their answer (queued.max.request.bytes). A frame's size is
+   * reserved once its size prefix is read; when the budget is spent, sockets
+   * are paused until requests are answered. Non-strict like Kafka's pool: the
+   * total may exceed it by less than one frame. Default 512 MiB (Kafka's
+   * default, -1, is unbounded).
+   */
+  readonly queuedMaxRequestBytes: number;
+  /**
+   * Close a connection after this many ms without progress
+   * (connections.max.idle.ms, default 10 min; 0 = never). Progress is a
+   * complete request read or a response written; the bytes of an incomplete
+   * request are not, so this also bounds how long a request may take to
+   * arrive, and a client that stops reading its responses is closed too.
+   * Waits that are the broker's (a request being handled, request memory)
+   * are not idleness.
+   */
+  readonly connectionsMaxIdleMs: number;
   /** Requests read from one connection and not yet answered; the socket is paused at this bound. Default 100. */
   readonly maxInFlightRequests: number;
   /** Fetch requests parked in long-poll across all connections; beyond it they are answered at once. Default 10000. */
@@ -63,6 +82,8 @@ export const BROKER_DEFAULTS: BrokerOptions = Object.freeze({
   flushIntervalMessages: null,
   statusIntervalMs: 0,
   maxRequestBytes: 104_857_600,
+  queuedMaxRequestBytes: 536_870_912,
+  connectionsMaxIdleMs: 600_000,
   maxInFlightRequests: 100,
   maxFetchWaiters: 10_000,
   maxFetchWaitMs: 30_000,

@@ -34,7 +34,7 @@ import { handleProduce } from './internal/handlers/produce.js';
 import { ProducerIdAllocator } from './internal/producer-id-allocator.js';
 import { StatusReporter } from './internal/status-reporter.js';
 import { TopicStore } from './internal/topic-store.js';
-import { ProtocolWriter, apiVersionsFallback, apiVersionsResponse, encodeResponse } from './protocol/index.js';
+import { MemoryPool, ProtocolWriter, apiVersionsFallback, apiVersionsResponse, encodeResponse } from './protocol/index.js';
 import type { DecodedRequest, FinishedMessage, ResponseApi, ResponseBodies } from './protocol/index.js';
 
 export type { BrokerStats } from './internal/broker-context.js';
@@ -55,6 +55,8 @@ export class Broker {
   private readonly ctx: BrokerContext;
   private readonly server: net.Server;
   private readonly connections: Set<Connection>;
+  /** queued.max.request.bytes, shared by every connection's frames. */
+  readonly requestMemory: MemoryPool;
   private readonly status: StatusReporter | null;
   private stopPromise: Promise<void> | null;
 
@@ -68,6 +70,7 @@ export class Broker {
       advertised: { host: options.host, port: options.port }, stopping: false,
     };
     this.connections = new Set();
+    this.requestMemory = new MemoryPool(options.queuedMaxRequestBytes);
     this.server = net.createServer((socket) => this.accept(socket));
     this.status = options.statusIntervalMs > 0 ? new StatusReporter(this.stats, store, options.statusIntervalMs, options.log) : null;
     this.stopPromise = null;
@@ -152,6 +155,8 @@ export class Broker {
     const connection = new Connection(socket, {
       maxFrameBytes: this.options.maxRequestBytes,
       maxInFlight: this.options.maxInFlightRequests,
+      pool: this.requestMemory,
+      connectionsMaxIdleMs: this.options.connectionsMaxIdleMs,
       dispatch: (request) => this.dispatch(request),
       notice: this.options.log,
       onClose: (closed) => {

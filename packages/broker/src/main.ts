@@ -26,7 +26,11 @@ const USAGE = `usage: pnpm start [-- options]
   --flush-interval-ms N          periodic fdatasync of every log (flush.ms)
   --flush-interval-messages N    fdatasync after N messages (flush.messages)
   --status-interval-ms N         print a status line every N ms (0 = off)
-  --max-request-bytes N          largest request accepted (default 100 MiB)
+  --max-request-bytes N          largest request accepted (socket.request.max.bytes; default 100 MiB)
+  --socket-request-max-bytes N   the same, by Kafka's name
+  --queued-max-request-bytes N   request bytes held across all connections before sockets pause (default 512 MiB)
+  --connections-max-idle-ms N    close a connection after N ms without a complete request or a response written
+                                 (connections.max.idle.ms; default 600000; 0 = never)
   --help`;
 
 function int(name: string, value: string | undefined, min: number): number | undefined {
@@ -46,6 +50,7 @@ export function parseBrokerArgs(argv: readonly string[]): Partial<BrokerOptions>
       preallocate: { type: 'boolean' }, 'tail-cache-bytes': { type: 'string' }, 'auto-create-partitions': { type: 'string' },
       blackhole: { type: 'boolean' }, 'sync-on-ack': { type: 'boolean' }, 'flush-interval-ms': { type: 'string' },
       'flush-interval-messages': { type: 'string' }, 'status-interval-ms': { type: 'string' }, 'max-request-bytes': { type: 'string' },
+      'socket-request-max-bytes': { type: 'string' }, 'queued-max-request-bytes': { type: 'string' }, 'connections-max-idle-ms': { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -78,6 +83,12 @@ export function parseBrokerArgs(argv: readonly string[]): Partial<BrokerOptions>
   if (status !== undefined) options.statusIntervalMs = status;
   const maxRequest = int('max-request-bytes', values['max-request-bytes'], 1024);
   if (maxRequest !== undefined) options.maxRequestBytes = maxRequest;
+  const socketMax = int('socket-request-max-bytes', values['socket-request-max-bytes'], 1024);
+  if (socketMax !== undefined) options.maxRequestBytes = socketMax;
+  const queuedMax = int('queued-max-request-bytes', values['queued-max-request-bytes'], 1024);
+  if (queuedMax !== undefined) options.queuedMaxRequestBytes = queuedMax;
+  const idleMs = int('connections-max-idle-ms', values['connections-max-idle-ms'], 0);
+  if (idleMs !== undefined) options.connectionsMaxIdleMs = idleMs;
   return options;
 }
 

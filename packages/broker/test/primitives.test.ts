@@ -72,6 +72,11 @@ describe('rejections are typed', () => {
     expect(codeOf(() => new ProtocolReader(Buffer.from('0020000000000000', 'hex')).int64())).toBe('SEGLOG_ERR_PROTOCOL_UNSAFE_INTEGER');
     expect(codeOf(() => new ProtocolReader(Buffer.from('ffe0000000000000', 'hex')).int64())).toBe('SEGLOG_ERR_PROTOCOL_UNSAFE_INTEGER');
     expect(codeOf(() => new ProtocolReader(Buffer.from('8000000000000000', 'hex')).int64())).toBe('SEGLOG_ERR_PROTOCOL_UNSAFE_INTEGER');
+    // Request offsets and timestamps saturate instead (Kafka answers them); the cursor still moves 8 bytes.
+    const saturated = new ProtocolReader(Buffer.from('4000000000000000' + '8000000000000000' + '001fffffffffffff' + 'ffe0000000000001', 'hex'));
+    expect([saturated.int64Saturated(), saturated.int64Saturated(), saturated.int64Saturated(), saturated.int64Saturated()])
+      .toEqual([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]);
+    expect(codeOf(() => new ProtocolReader(Buffer.from('40000000000000', 'hex')).int64Saturated())).toBe('SEGLOG_ERR_PROTOCOL_MALFORMED');
   });
 
   it('varints: overflow past 32 bits, longer than 5 bytes, truncated', () => {

@@ -18,7 +18,16 @@
 // - Directories being deleted / moved / stray are
 //   `<topic>-<partition>.<uniqueId>-delete|-future|-stray`, uniqueId being a
 //   UUID without dashes; the uniqueId contains no '.', so it is the text after
-//   the last '.'.
+//   the last '.'. As Kafka (UnifiedLog.logDeleteDirName), the topic in a
+//   -delete name is cut so that the name fits in 255 bytes (a 249-character
+//   topic would otherwise make the rename fail with ENAMETOOLONG and take the
+//   directory offline); a cut topic still parses (≥ 204 legal characters).
+// - A data directory entry is a partition directory exactly when it is a
+//   directory whose name parses as one (classifyDataDirEntry: the one rule the
+//   LogManager's load and the CLI share). No prefix is special: Kafka allows a
+//   leading dot, so `.hidden-0` is partition 0 of topic `.hidden`; the data
+//   directory's own files (`.lock`, `.kafka_cleanshutdown`, checkpoints and
+//   their `.tmp` twins) are regular files and never taken for partitions.
 
 import { assert, SeglogError } from '@seglog/common';
 
@@ -198,6 +207,23 @@ function partitionDirName(topic: string, partition: number): string {
   return `${topic}-${partition}`;
 }
 
+/** Longest file name on the filesystems Kafka supports (NAME_MAX). */
+const FILE_NAME_MAX_BYTES = 255;
+
+/**
+ * Kafka's logDeleteDirName: `<topic>-<partition>.<uniqueId>-delete`, the topic
+ * cut to fit 255 bytes. Topic names are ASCII, so characters are bytes.
+ */
+function deleteDirName(topic: string, partition: number, uniqueId: string): string {
+  validateTopic(topic);
+  validatePartition(partition);
+  assert(UNIQUE_ID.test(uniqueId), 'deleteDirName: uniqueId must be hexadecimal');
+  const suffix = `-${partition}.${uniqueId}-delete`;
+  const name = topic.slice(0, Math.min(topic.length, FILE_NAME_MAX_BYTES - suffix.length)) + suffix;
+  assert(name.length <= FILE_NAME_MAX_BYTES, 'deleteDirName: name longer than 255 bytes');
+  return name;
+}
+
 function invalidDirName(name: string, reason: string): SeglogError {
   return new SeglogError('SEGLOG_ERR_LOG_INVALID_DIR_NAME', `invalid partition directory name ${JSON.stringify(name)}: ${reason}`, {
     context: { name, reason },
@@ -241,6 +267,36 @@ function parsePartitionDirName(name: string): ParsedPartitionDirName {
   return { ...parseLiveDirName(name, name), state: 'live', uniqueId: null };
 }
 
+/** What one entry of a data directory is; see classifyDataDirEntry. */
+export type DataDirEntry =
+  | { readonly kind: 'partition'; readonly partition: ParsedPartitionDirName }
+  /** One of the data directory's own files (lock, marker, checkpoints, their .tmp). */
+  | { readonly kind: 'own' }
+  /** Anything else, with the reason it is not a partition directory. */
+  | { readonly kind: 'other'; readonly reason: string };
+
+const DATA_DIR_OWN_FILES: ReadonlySet<string> = new Set([
+  fixedNames.lock, fixedNames.cleanShutdown, fixedNames.recoveryPointCheckpoint,
+  fixedNames.logStartOffsetCheckpoint, fixedNames.replicationOffsetCheckpoint,
+]);
+
+/**
+ * Classifies a data directory entry by its name and whether it is a directory.
+ * Only directories can be partitions, and every directory whose name parses
+ * is one, whatever its first character (a topic may start with '.').
+ */
+function classifyDataDirEntry(name: string, isDirectory: boolean): DataDirEntry {
+  if (!isDirectory) {
+    if (DATA_DIR_OWN_FILES.has(name) || name.endsWith('.tmp')) return { kind: 'own' };
+    return { kind: 'other', reason: 'not a directory' };
+  }
+  try {
+    return { kind: 'partition', partition: parsePartitionDirName(name) };
+  } catch (error) {
+    return { kind: 'other', reason: (error as Error).message };
+  }
+}
+
 /** Kafka's file and directory names (LogFileUtils, UnifiedLog name helpers, Topic.validate). */
 export const FileNames = {
   ...fixedNames,
@@ -251,5 +307,7 @@ export const FileNames = {
   validateTopic,
   validatePartition,
   partitionDirName,
+  deleteDirName,
   parsePartitionDirName,
+  classifyDataDirEntry,
 } as const;

@@ -340,7 +340,8 @@ export class LogManager {
 
   /**
    * Closes the log and deletes its directory: renamed to
-   * `<topic>-<p>.<uuid>-delete` (directory fsynced: from here on the
+   * `<topic>-<p>.<uuid>-delete` (FileNames.deleteDirName: the topic cut to
+   * fit 255 bytes, as Kafka; directory fsynced: from here on the
    * deletion survives a crash, finished by the next open), then its files
    * and the directory removed. Unknown partitions:
    * SEGLOG_ERR_LOG_UNKNOWN_PARTITION.
@@ -351,7 +352,7 @@ export class LogManager {
     const log = this.logsByName.get(name);
     if (log === undefined) throw unknownPartition(this.dir, topic, partition);
     this.logsByName.delete(name);
-    const doomed = join(this.dir, `${name}.${randomUUID().replaceAll('-', '')}-delete`);
+    const doomed = join(this.dir, FileNames.deleteDirName(topic, partition, randomUUID().replaceAll('-', '')));
     try {
       await log.close();
       await this.io.rename(join(this.dir, name), doomed);
@@ -491,20 +492,17 @@ export class LogManager {
     if (toDelete.length > 0) await this.io.fsyncDir(this.dir);
   }
 
-  /** A partition directory's parsed name, or null (recorded in `skipped`) for anything else. */
+  /**
+   * A partition directory's parsed name, or null for anything else (recorded
+   * in `skipped` unless it is one of the data directory's own files). The rule
+   * is FileNames.classifyDataDirEntry, shared with the CLI.
+   */
   private async classify(name: string): Promise<ParsedPartitionDirName | null> {
-    if (name.startsWith('.') || name === FileNames.recoveryPointCheckpoint || name === FileNames.logStartOffsetCheckpoint || name.endsWith('.tmp')) return null;
     const stat = await this.io.stat(join(this.dir, name));
-    if (!stat.isDirectory) {
-      this.skipped.push({ name, reason: 'not a directory' });
-      return null;
-    }
-    try {
-      return FileNames.parsePartitionDirName(name);
-    } catch (error) {
-      this.skipped.push({ name, reason: (error as Error).message });
-      return null;
-    }
+    const entry = FileNames.classifyDataDirEntry(name, stat.isDirectory);
+    if (entry.kind === 'partition') return entry.partition;
+    if (entry.kind === 'other') this.skipped.push({ name, reason: entry.reason });
+    return null;
   }
 
   private checkAppend(bytes: number): void {

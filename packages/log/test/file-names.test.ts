@@ -99,4 +99,30 @@ describe('FileNames partition directories', () => {
     expect(thrown(() => FileNames.parsePartitionDirName('orders-2147483648')).code).toBe('SEGLOG_ERR_LOG_INVALID_PARTITION');
     expect(thrown(() => FileNames.parsePartitionDirName('bad topic-0')).code).toBe('SEGLOG_ERR_LOG_INVALID_TOPIC');
   });
+
+  it('classifies data directory entries by one rule: a directory whose name parses is a partition, a leading dot included', () => {
+    expect(FileNames.classifyDataDirEntry('.hidden-0', true)).toEqual({ kind: 'partition', partition: { topic: '.hidden', partition: 0, state: 'live', uniqueId: null } });
+    expect(FileNames.classifyDataDirEntry('..a-3', true)).toMatchObject({ kind: 'partition', partition: { topic: '..a', partition: 3 } });
+    expect(FileNames.classifyDataDirEntry('..-3', true)).toMatchObject({ kind: 'other' });
+    expect(FileNames.classifyDataDirEntry('.x-1.0123456789abcdef0123456789abcdef-delete', true))
+      .toMatchObject({ kind: 'partition', partition: { topic: '.x', partition: 1, state: 'delete' } });
+    for (const own of ['.lock', '.kafka_cleanshutdown', 'recovery-point-offset-checkpoint', 'log-start-offset-checkpoint', 'recovery-point-offset-checkpoint.tmp']) {
+      expect(FileNames.classifyDataDirEntry(own, false), own).toEqual({ kind: 'own' });
+    }
+    expect(FileNames.classifyDataDirEntry('.hidden-0', false)).toEqual({ kind: 'other', reason: 'not a directory' });
+    expect(FileNames.classifyDataDirEntry('.-0', true)).toMatchObject({ kind: 'other' });
+    expect(FileNames.classifyDataDirEntry('.Trash', true)).toMatchObject({ kind: 'other' });
+  });
+
+  it("names -delete directories as Kafka does: the topic cut so the name fits in 255 bytes, and it still parses", () => {
+    const id = '0123456789abcdef0123456789abcdef';
+    expect(FileNames.deleteDirName('orders', 3, id)).toBe(`orders-3.${id}-delete`);
+    for (const partition of [0, 2147483647]) {
+      const name = FileNames.deleteDirName('t'.repeat(249), partition, id);
+      expect(name.length).toBe(255);
+      expect(FileNames.parsePartitionDirName(name)).toMatchObject({ partition, state: 'delete', uniqueId: id });
+      expect(FileNames.classifyDataDirEntry(name, true).kind).toBe('partition');
+    }
+    expect(thrown(() => FileNames.deleteDirName('..', 0, id)).code).toBe('SEGLOG_ERR_LOG_INVALID_TOPIC');
+  });
 });

@@ -3,7 +3,7 @@
 // close leaves the marker and checkpoints Kafka writes.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -63,5 +63,20 @@ describe('LogManager on NodeIo', () => {
     expect(readFileSync(path.join(dir, 'recovery-point-offset-checkpoint'), 'utf8')).toBe('0\n1\norders 0 3\n');
     expect(readFileSync(path.join(dir, 'log-start-offset-checkpoint'), 'utf8')).toBe('0\n0\n');
     expect(await openInChild(dir)).toBe('opened');
+  });
+
+  it('deletes a partition of a 249-character topic (its -delete name is cut to 255 bytes, as Kafka) and stays open', async () => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'seglog-manager-'));
+    const dir = path.join(root, 'data');
+    const options = { defaultConfig: config({ segmentIndexBytes: 4096 }), minFreeBytes: 0, checkpointIntervalMs: 0 };
+    const manager = await LogManager.open(new NodeIo(), dir, options);
+    const topic = `.${'x'.repeat(248)}`;
+    const log = await manager.getOrCreateLog(topic, 7);
+    await log.appendAsLeader(producerBatch(3), { leaderEpoch: 0 });
+    await manager.deleteLog(topic, 7);
+    expect(manager.state).toBe('open');
+    expect(readdirSync(dir).filter((n) => n.includes('xxx'))).toEqual([]);
+    await manager.getOrCreateLog('after', 0);
+    await manager.close();
   });
 });

@@ -11,17 +11,38 @@
 // responses before it are still written, then the connection is closed (as
 // Kafka does). A response that is never written (the peer left) has its fetch
 // plans released.
+//
+// Memory: every frame is reserved from the broker's MemoryPool
+// (queued.max.request.bytes) as soon as its size prefix is read, and released
+// when its request has been answered (or dropped). While the pool has no
+// budget the socket is paused, as Kafka mutes a channel, and resumed when a
+// release wakes it.
+//
+// Idle close (connections.max.idle.ms): the connection is closed after
+// `connectionsMaxIdleMs` without progress. Progress is a complete request
+// read or a response (or acks=0 slot) finished writing; the timer does not
+// run out while a request is being handled (long polls are bounded by
+// maxFetchWaitMs) or while the connection waits for request memory (it holds
+// no reservation then, only the last chunk read). Bytes of an incomplete request are not progress: Kafka has
+// no separate request-arrival timeout, and counting each byte would let a
+// client trickle one byte a minute and hold its frame buffer forever, so here
+// the same limit bounds how long a request may take to arrive. A slow reader
+// whose responses stop draining is closed the same way.
 
 import type { Socket } from 'node:net';
 import { writeFetch } from '@seglog/fetch';
 import { FrameReader, decodeRequest } from '../protocol/index.js';
-import type { DecodedRequest, FinishedMessage } from '../protocol/index.js';
+import type { DecodedRequest, FinishedMessage, MemoryPool } from '../protocol/index.js';
 import { CompositeFetchPlan, releaseFrameParts } from './composite-fetch-plan.js';
 import { errorMessageOf } from './errors.js';
 
 export interface ConnectionOptions {
   readonly maxFrameBytes: number;
   readonly maxInFlight: number;
+  /** Shared budget of request frames (queued.max.request.bytes). */
+  readonly pool: MemoryPool;
+  /** connections.max.idle.ms; 0 = never closed for idleness. */
+  readonly connectionsMaxIdleMs: number;
   /** Answers one request; null = no response (Produce with acks=0). */
   readonly dispatch: (request: DecodedRequest) => Promise<FinishedMessage | null>;
   /** Notices (protocol errors, handler failures). */
@@ -47,10 +68,15 @@ export class Connection {
   private readingStopped: boolean;
   private closed: boolean;
   private idleWaiters: (() => void)[];
+  /** Registered with the pool, waiting for budget for the next frame. */
+  private memoryWaiting: boolean;
+  private readonly onMemory: () => void;
+  /** connections.max.idle.ms timer, refreshed on progress; null when disabled. */
+  private readonly idleTimer: NodeJS.Timeout | null;
 
   constructor(socket: Socket, options: ConnectionOptions) {
     this.socket = socket;
-    this.reader = new FrameReader({ maxFrameBytes: options.maxFrameBytes });
+    this.reader = new FrameReader({ maxFrameBytes: options.maxFrameBytes, pool: options.pool });
     this.options = options;
     this.slots = [];
     this.writing = false;
@@ -58,6 +84,14 @@ export class Connection {
     this.readingStopped = false;
     this.closed = false;
     this.idleWaiters = [];
+    this.memoryWaiting = false;
+    this.onMemory = () => {
+      this.memoryWaiting = false;
+      // The wait was the broker's, not the client's: the idle timer starts over.
+      this.progress();
+      if (!this.closed) this.pump();
+    };
+    this.idleTimer = options.connectionsMaxIdleMs > 0 ? setTimeout(() => this.onIdle(), options.connectionsMaxIdleMs).unref() : null;
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', () => undefined);
@@ -85,7 +119,7 @@ export class Connection {
   }
 
   private onData(chunk: Buffer): void {
-    if (this.readingStopped) return;
+    if (this.readingStopped || this.closed) return;
     try {
       this.reader.push(chunk);
     } catch (error) {
@@ -95,7 +129,10 @@ export class Connection {
     this.pump();
   }
 
-  /** Dispatches buffered frames while under the in-flight bound; pauses or resumes the socket. */
+  /**
+   * Dispatches buffered frames while under the in-flight bound; pauses the
+   * socket at the bound or while the pool has no budget, resumes it otherwise.
+   */
   private pump(): void {
     while (!this.readingStopped && this.slots.length < this.options.maxInFlight) {
       let frame: Buffer | null;
@@ -106,30 +143,56 @@ export class Connection {
         return;
       }
       if (frame === null) break;
+      this.progress();
       this.dispatch(frame);
     }
     if (this.readingStopped) return;
-    const full = this.slots.length >= this.options.maxInFlight;
-    if (full && !this.paused) {
+    const starved = this.reader.waitingForMemory;
+    if (starved && !this.memoryWaiting) {
+      this.memoryWaiting = true;
+      this.options.pool.waitForMemory(this.onMemory);
+    }
+    const stop = starved || this.slots.length >= this.options.maxInFlight;
+    if (stop && !this.paused) {
       this.paused = true;
       this.socket.pause();
-    } else if (!full && this.paused) {
+    } else if (!stop && this.paused) {
       this.paused = false;
       this.socket.resume();
     }
   }
 
+  /** A request read or a response written: the idle timer starts over. */
+  private progress(): void {
+    this.idleTimer?.refresh();
+  }
+
+  private onIdle(): void {
+    if (this.closed) return;
+    if (this.memoryWaiting || this.slots.some((slot) => !slot.done)) {
+      // The broker is the one waiting (a handler, or request memory): not the client's idleness.
+      this.idleTimer?.refresh();
+      return;
+    }
+    this.destroy();
+  }
+
   private dispatch(frame: Buffer): void {
+    const bytes = frame.length;
     let request: DecodedRequest;
     try {
       request = decodeRequest(frame);
     } catch (error) {
+      this.options.pool.release(bytes);
       this.failFrame(error);
       return;
     }
     const slot: Slot = { done: false, message: null, closeAfter: false };
     this.slots.push(slot);
-    this.options.dispatch(request).then((message) => {
+    const handled = this.options.dispatch(request);
+    // The frame's budget returns once its request is handled (produce batches are the log's by then).
+    handled.then(() => this.options.pool.release(bytes), () => this.options.pool.release(bytes));
+    handled.then((message) => {
       if (this.closed) {
         if (message !== null) void releaseFrameParts(message.parts);
         return;
@@ -164,6 +227,7 @@ export class Connection {
           break;
         }
         if (head.message !== null) await this.write(head.message);
+        this.progress();
       }
     } catch {
       this.destroy();
@@ -201,6 +265,10 @@ export class Connection {
   private onSocketClose(): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    if (this.memoryWaiting) this.options.pool.cancelWait(this.onMemory);
+    this.memoryWaiting = false;
+    this.reader.dispose();
     for (const slot of this.slots) if (slot.message !== null) void releaseFrameParts(slot.message.parts);
     this.slots.length = 0;
     this.maybeIdle();

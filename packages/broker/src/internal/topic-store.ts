@@ -8,8 +8,13 @@
 // end offset: on a single node the leader is the whole ISR, so everything the
 // log recovered is committed (Kafka's leader does the same when the ISR is
 // itself).
+//
+// Naming rules beyond Kafka's Topic.validate (which the LogManager applies):
+// two topics whose names are equal once '.' and '_' are unified cannot both
+// exist (Kafka's Topic.hasCollision: they would share metric names), and the
+// internal topic names are reserved for the broker's own coordinators.
 
-import { assert } from '@seglog/common';
+import { assert, SeglogError } from '@seglog/common';
 import { NodeIo } from '@seglog/io';
 import { BlackholeLog, LogConfig, LogManager } from '@seglog/log';
 import type { AppendResult, FetchPlan, ReadOptions } from '@seglog/log';
@@ -33,6 +38,14 @@ export interface PartitionLog {
   deleteRecords?(offset: number): Promise<number>;
 }
 
+/** Kafka's internal topics: created by the broker's coordinators with their own configs, never as plain topics. */
+export const INTERNAL_TOPICS: ReadonlySet<string> = new Set(['__consumer_offsets', '__transaction_state', '__cluster_metadata']);
+
+/** Kafka's Topic.unifyCollisionChars: '.' and '_' become the same character in metric names. */
+function collisionKey(topic: string): string {
+  return topic.replaceAll('.', '_');
+}
+
 export interface TopicStoreOptions {
   readonly dataDir: string;
   readonly blackhole: boolean;
@@ -47,6 +60,8 @@ export class TopicStore {
   private readonly config: LogConfig;
   private readonly topicMap: Map<string, PartitionLog[]>;
   private readonly creating: Map<string, Promise<void>>;
+  /** collisionKey → the topic holding it (existing or being created). */
+  private readonly collisionKeys: Map<string, string>;
 
   private constructor(manager: LogManager | null, options: TopicStoreOptions) {
     this.blackhole = options.blackhole;
@@ -54,6 +69,7 @@ export class TopicStore {
     this.config = options.config;
     this.topicMap = new Map();
     this.creating = new Map();
+    this.collisionKeys = new Map();
   }
 
   static async open(options: TopicStoreOptions): Promise<TopicStore> {
@@ -70,7 +86,11 @@ export class TopicStore {
       list[log.partition] = log;
       byTopic.set(log.topic, list);
     }
-    for (const [topic, list] of byTopic) store.topicMap.set(topic, list);
+    for (const [topic, list] of byTopic) {
+      store.topicMap.set(topic, list);
+      // Topics that collide and both exist already (an older data directory) stay; the first holds the key.
+      if (!store.collisionKeys.has(collisionKey(topic))) store.collisionKeys.set(collisionKey(topic), topic);
+    }
     return store;
   }
 
@@ -102,14 +122,40 @@ export class TopicStore {
   }
 
   /**
+   * Throws when a topic that does not exist yet may not be created under this
+   * name: SEGLOG_ERR_BROKER_TOPIC_INTERNAL (kafka INVALID_REQUEST) for an
+   * internal name, SEGLOG_ERR_BROKER_TOPIC_COLLISION (kafka
+   * INVALID_TOPIC_EXCEPTION) for a name colliding with another topic's.
+   */
+  checkCreatable(topic: string): void {
+    if (INTERNAL_TOPICS.has(topic)) {
+      throw new SeglogError('SEGLOG_ERR_BROKER_TOPIC_INTERNAL', `Creation of internal topic ${topic} is prohibited.`, {
+        kafka: 'INVALID_REQUEST', context: { topic },
+      });
+    }
+    const holder = this.collisionKeys.get(collisionKey(topic));
+    if (holder !== undefined && holder !== topic) {
+      throw new SeglogError('SEGLOG_ERR_BROKER_TOPIC_COLLISION', `Topic '${topic}' collides with existing topic: ${holder}`, {
+        kafka: 'INVALID_TOPIC_EXCEPTION', context: { topic, existing: holder },
+      });
+    }
+  }
+
+  /**
    * Creates `topic` with partitions 0..count-1. Resolves false when it exists
-   * or is being created; rejects with the log's errors (invalid name, offline
-   * directory).
+   * or is being created; rejects with checkCreatable's errors and the log's
+   * (invalid name, offline directory).
    */
   async create(topic: string, count: number): Promise<boolean> {
     assert(Number.isInteger(count) && count >= 1, 'TopicStore.create: count must be a positive integer');
     if (this.topicMap.has(topic) || this.creating.has(topic)) return false;
-    const done = this.createPartitions(topic, count).finally(() => this.creating.delete(topic));
+    this.checkCreatable(topic);
+    const key = collisionKey(topic);
+    this.collisionKeys.set(key, topic);
+    const done = this.createPartitions(topic, count).finally(() => {
+      this.creating.delete(topic);
+      if (!this.topicMap.has(topic)) this.collisionKeys.delete(key);
+    });
     this.creating.set(topic, done);
     await done;
     return true;

@@ -18,6 +18,7 @@ export type { RequestHeader } from './request-header.js';
 export { encodeResponseHeader } from './response-header.js';
 export { FrameReader, DEFAULT_MAX_FRAME_BYTES } from './frame-reader.js';
 export type { FrameReaderOptions } from './frame-reader.js';
+export { MemoryPool } from './memory-pool.js';
 export { decodeRequest } from './decode-request.js';
 export type { DecodedRequest, RequestBodies } from './decode-request.js';
 export { encodeResponse, apiVersionsResponse, apiVersionsFallback } from './encode-response.js';

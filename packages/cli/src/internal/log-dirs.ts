@@ -30,13 +30,11 @@ const DATA_DIR_FILES: readonly string[] = [
   FileNames.recoveryPointCheckpoint, FileNames.logStartOffsetCheckpoint, FileNames.cleanShutdown, FileNames.lock,
 ];
 
+/** A live `<topic>-<partition>` name, or null (FileNames.classifyDataDirEntry's rule, as the LogManager loads). */
 function parseLive(name: string): TopicPartition | null {
-  try {
-    const parsed = FileNames.parsePartitionDirName(name);
-    return parsed.state === 'live' ? { topic: parsed.topic, partition: parsed.partition } : null;
-  } catch {
-    return null;
-  }
+  const entry = FileNames.classifyDataDirEntry(name, true);
+  if (entry.kind !== 'partition' || entry.partition.state !== 'live') return null;
+  return { topic: entry.partition.topic, partition: entry.partition.partition };
 }
 
 /** Resolves `target` to a data directory or a partition directory. */

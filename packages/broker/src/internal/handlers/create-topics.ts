@@ -4,6 +4,9 @@
 // node 0, validateOnly creates nothing. Topic configs are refused
 // (INVALID_CONFIG): the broker does not persist per-topic configs yet, and a
 // config that silently vanished at the next restart would be worse.
+// Names: Kafka's Topic.validate (INVALID_TOPIC_EXCEPTION), no collision with
+// an existing topic once '.' and '_' are unified (INVALID_TOPIC_EXCEPTION),
+// no internal name (INVALID_REQUEST): TopicStore.checkCreatable.
 
 import { kafkaErrorCode } from '../../protocol/index.js';
 import type { CreatableTopic, CreatableTopicResult, CreateTopicsRequest, CreateTopicsResponse } from '../../protocol/index.js';
@@ -44,8 +47,9 @@ async function createOne(ctx: BrokerContext, topic: CreatableTopic, validateOnly
   }
   await ctx.store.settled(topic.name);
   if (ctx.store.has(topic.name)) return result(topic.name, 'TOPIC_ALREADY_EXISTS', `topic '${topic.name}' already exists`, -1);
-  if (validateOnly) return result(topic.name, 'NONE', null, count);
   try {
+    ctx.store.checkCreatable(topic.name);
+    if (validateOnly) return result(topic.name, 'NONE', null, count);
     const created = await ctx.store.create(topic.name, count);
     if (!created) return result(topic.name, 'TOPIC_ALREADY_EXISTS', `topic '${topic.name}' already exists`, -1);
   } catch (error) {

@@ -48,7 +48,7 @@ export function decodeDeleteRecordsRequest(reader: ProtocolReader, version: numb
   const topics = readArray(reader, flexible, min.str + min.arr + min.tags, (r) => {
     const name = r.string(flexible);
     const partitions = readArray(r, flexible, 12 + min.tags, (p) => {
-      const partition = { partitionIndex: p.int32(), offset: p.int64() };
+      const partition = { partitionIndex: p.int32(), offset: p.int64Saturated() };
       p.taggedFields(flexible);
       return partition;
     });

@@ -103,9 +103,9 @@ export function decodeFetchRequest(reader: ProtocolReader, version: number): Fet
     const partitions = readArray(r, flexible, partitionBytes, (p) => {
       const partition = p.int32();
       const currentLeaderEpoch = version >= 9 ? p.int32() : -1;
-      const fetchOffset = p.int64();
+      const fetchOffset = p.int64Saturated();
       const lastFetchedEpoch = version >= 12 ? p.int32() : -1;
-      const logStartOffset = version >= 5 ? p.int64() : -1;
+      const logStartOffset = version >= 5 ? p.int64Saturated() : -1;
       const partitionMaxBytes = p.int32();
       p.taggedFields(flexible);
       return { partition, currentLeaderEpoch, fetchOffset, lastFetchedEpoch, logStartOffset, partitionMaxBytes };

@@ -67,7 +67,7 @@ export function decodeListOffsetsRequest(reader: ProtocolReader, version: number
     const partitions = readArray(r, flexible, partitionBytes, (p) => {
       const partitionIndex = p.int32();
       const currentLeaderEpoch = version >= 4 ? p.int32() : -1;
-      const timestamp = p.int64();
+      const timestamp = p.int64Saturated();
       const maxNumOffsets = version === 0 ? p.int32() : 1;
       p.taggedFields(flexible);
       return { partitionIndex, currentLeaderEpoch, timestamp, maxNumOffsets };
