@@ -62,6 +62,8 @@ export class FrameReader {
   /** A complete assembled frame not yet returned by next() (its size is reserved). */
   private ready: Buffer | null;
   private poisoned: boolean;
+  /** Bytes copied so far (into assembled frames and size prefixes): each received byte at most once. */
+  private copied: number;
 
   constructor(options: FrameReaderOptions = { maxFrameBytes: DEFAULT_MAX_FRAME_BYTES }) {
     assert(Number.isInteger(options.maxFrameBytes) && options.maxFrameBytes > 0, 'FrameReader: maxFrameBytes must be a positive integer');
@@ -78,6 +80,12 @@ export class FrameReader {
     this.assembled = 0;
     this.ready = null;
     this.poisoned = false;
+    this.copied = 0;
+  }
+
+  /** Bytes copied since construction; never more than the bytes pushed (zero-copy slices cost nothing). */
+  get copiedBytes(): number {
+    return this.copied;
   }
 
   /** Bytes received and not yet returned in a frame (size prefixes excluded once read). */
@@ -100,6 +108,7 @@ export class FrameReader {
     } else {
       const n = Math.min(chunk.length, assembly.length - this.assembled);
       chunk.copy(assembly, this.assembled, 0, n);
+      this.copied += n;
       this.assembled += n;
       if (this.assembled === assembly.length) this.finishAssembly(assembly);
       if (n < chunk.length) this.enqueue(chunk.subarray(n));
@@ -218,6 +227,7 @@ export class FrameReader {
       const chunk = this.chunks[this.head] as Buffer;
       const n = Math.min(size - filled, chunk.length - this.headPosition);
       chunk.copy(out, filled, this.headPosition, this.headPosition + n);
+      this.copied += n;
       filled += n;
       this.consume(n);
     }
