@@ -266,6 +266,7 @@ export class Log {
     });
     this.pool = options.pool ?? new BlockingPool({ concurrency: 4, maxQueued: 4096, reservedQueued: 64 });
     this.segments = loaded.segments;
+    for (const segment of this.segments) segment.setFailureListener(this.onIndexFailure);
     this.writerLimits = options.writerLimits ?? DEFAULT_WRITER_LIMITS;
     this.writerWrites = 0;
     // Placeholders until activate() (Log.open) makes the segment's writer and reservation.
@@ -482,10 +483,12 @@ export class Log {
     try {
       this.beforeAppend?.(TXN_MARKER_BYTES);
       this.checkWritable();
-      return this.pooledMutation(this.pendingMutations > 0 ? 'pending' : 'control', () => {
+      return this.pooledMutation(this.pendingMutations > 0 ? 'pending' : 'control', async () => {
         this.checkWritable();
         const plan = planMarker(this.producerState, marker, this.planContext(nowMs));
-        return this.appendPlanned(plan, marker.leaderEpoch, nowMs);
+        const result = await this.appendPlanned(plan, marker.leaderEpoch, nowMs);
+        await this.drainTxnIndex();
+        return result;
       });
     } catch (error) {
       return Promise.reject(error);
@@ -608,6 +611,30 @@ export class Log {
     }
     if (!this.writer.hasRoom(sizeInBytes)) await this.writer.whenRoom();
   }
+
+  /**
+   * A marker's acknowledgement depends on its .txnindex entry (the record
+   * read_committed fetches use to skip the aborted data): wait for the active
+   * segment's write-back, so a failed one refuses the marker (the log is
+   * offline) instead of surfacing at close(). COMMIT markers and markers
+   * that abort nothing find nothing to write. Markers are rare pool work.
+   */
+  private async drainTxnIndex(): Promise<void> {
+    const index = this.active.txnIndex;
+    if (index === null) return;
+    try {
+      await index.drain();
+    } catch (error) {
+      throw this.failWith(error);
+    }
+    // The listener may have taken the log offline meanwhile (another index).
+    this.checkWritable();
+  }
+
+  /** The index write-back chain's failure report (IndexFile listener): fail-stop at once. */
+  private readonly onIndexFailure = (error: unknown): void => {
+    this.fail(error);
+  };
 
   /** Records an aborted transaction in the active segment (the one holding its ABORT marker). */
   private readonly onAbortedTxn = (txn: AbortedTxn): void => {
@@ -848,6 +875,7 @@ export class Log {
     if (base > this.producerState.mapEndOffset) this.producerState.updateMapEndOffset(base);
     await this.producerState.takeSnapshot();
     const segment = await Segment.create(this.io, this.dir, base, this.config, { nowMs, rollJitterMs: rollJitter(this.config, this.random) });
+    segment.setFailureListener(this.onIndexFailure);
     this.segments.push(segment);
     this.tailCache.roll(0);
     this.cacheBase = segment.baseOffset;
@@ -935,7 +963,12 @@ export class Log {
       // Not writer.sync(): a roll during this flush replaces the writer.
       await segment.logFile.file.fdatasync();
       this.metrics.flushes++;
+      // Sealed: indexes synced (trusted below the recovery point). Active:
+      // rebuilt by recovery, so not synced, but their write-backs must have
+      // landed: a durable acknowledgement never precedes a failed index
+      // write of the range it covers (the failure is fail-stop).
       if (segment !== this.active) await segment.flushIndexes();
+      else await segment.drainIndexes();
     }
     if (dirDirty && !seams.skipSegmentDirFsync) {
       await this.io.fsyncDir(this.dir);
@@ -1238,6 +1271,7 @@ export class Log {
       this.segments = [];
       for (const segment of doomed) await this.deleteSegment(segment);
       const segment = await Segment.create(this.io, this.dir, offset, this.config, { nowMs: this.now(), rollJitterMs: rollJitter(this.config, this.random) });
+      segment.setFailureListener(this.onIndexFailure);
       this.segments.push(segment);
       this.tailCache.roll(0);
       await this.activate(segment);

@@ -751,6 +751,25 @@ export class Segment {
     await this.timeIndex.resize(this.config.segmentIndexBytes);
   }
 
+  /**
+   * Routes the first failure of any index file operation (background
+   * write-backs nobody awaits included) to `listener`: the owning Log's
+   * fail-stop, so the failure takes the log offline before any later
+   * acknowledgement instead of surfacing at close().
+   */
+  setFailureListener(listener: (error: unknown) => void): void {
+    this.offsetIndex.setFailureListener(listener);
+    this.timeIndex.setFailureListener(listener);
+    this.txnIndex?.setFailureListener(listener);
+  }
+
+  /** Waits for the indexes' pending write-backs (no fdatasync); rejects with the first failure. */
+  async drainIndexes(): Promise<void> {
+    await this.offsetIndex.drain();
+    await this.timeIndex.drain();
+    if (this.txnIndex !== null) await this.txnIndex.drain();
+  }
+
   /** Writes back and fdatasyncs the indexes (rebuildable, so off the hot path). */
   async flushIndexes(): Promise<void> {
     await this.offsetIndex.flush();
