@@ -24,9 +24,10 @@
 //
 // Fail-stop (Kafka's LogDirFailureChannel): when any log goes offline, or a
 // checkpoint or marker write fails, the whole directory is offline until the
-// process reopens it: appends to every log and getOrCreateLog/deleteLog fail
-// fast with SEGLOG_ERR_LOG_OFFLINE, no further checkpoint is written, and
-// close() writes no marker. Reads keep working.
+// process reopens it: every log in it goes offline too (appends, markers,
+// written()/durable() waiters reject), getOrCreateLog/deleteLog fail fast
+// with SEGLOG_ERR_LOG_OFFLINE, no further checkpoint is written, and close()
+// writes no marker. Reads keep working.
 //
 // Free space: a DiskGuard (internal/disk-guard.ts) checked by every Log
 // before it accepts an append; below the floor, SEGLOG_ERR_LOG_DISK_FULL
@@ -518,12 +519,18 @@ export class LogManager {
     if (this.stateValue === 'closed' || this.closing !== null) throw logClosed(this.dir);
   }
 
-  /** Takes the directory offline (once; the first cause is kept). Never throws: Log calls it from its failure path. */
+  /**
+   * Takes the directory offline (once; the first cause is kept), and with it
+   * every log in it (a failed checkpoint or marker write, or one failed log,
+   * is a failed directory: nothing in it is acknowledged any more). Never
+   * throws: Log calls it from its failure path.
+   */
   private markOffline(cause: unknown): void {
     if (this.stateValue !== 'open') return;
     this.stateValue = 'offline';
     this.failure = cause;
     this.stopCheckpointTimer();
+    for (const log of this.logsByName.values()) log.markOffline(cause);
   }
 
   /** The I/O-error funnel: the directory goes offline and the caller gets SEGLOG_ERR_LOG_OFFLINE. */

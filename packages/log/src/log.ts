@@ -266,7 +266,8 @@ export class Log {
     });
     this.pool = options.pool ?? new BlockingPool({ concurrency: 4, maxQueued: 4096, reservedQueued: 64 });
     this.segments = loaded.segments;
-    for (const segment of this.segments) segment.setFailureListener(this.onIndexFailure);
+    for (const segment of this.segments) segment.setFailureListener(this.onBackgroundFailure);
+    this.epochCache.setFailureListener(this.onBackgroundFailure);
     this.writerLimits = options.writerLimits ?? DEFAULT_WRITER_LIMITS;
     this.writerWrites = 0;
     // Placeholders until activate() (Log.open) makes the segment's writer and reservation.
@@ -405,12 +406,18 @@ export class Log {
     return this.highWatermarkValue;
   }
 
-  /** Resolves once the record at `offset` is in the file (writtenOffset > offset). */
+  /**
+   * Resolves once the record at `offset` is in the file (writtenOffset >
+   * offset). Offline, only records durable before the failure still answer:
+   * a batch written but not durable may be one the failure lost (a failed
+   * fdatasync drops its pages), and nothing is acknowledged past a failure.
+   */
   written(offset: number): Promise<void> {
     assert(Number.isSafeInteger(offset), 'Log.written: offset must be a safe integer');
-    if (offset < this.writtenOffsetValue) return RESOLVED;
+    if (offset < this.durableOffsetValue) return RESOLVED;
     const refused = this.refusal();
     if (refused !== null) return Promise.reject(refused);
+    if (offset < this.writtenOffsetValue) return RESOLVED;
     return this.writtenWaiters.add(offset);
   }
 
@@ -631,8 +638,8 @@ export class Log {
     this.checkWritable();
   }
 
-  /** The index write-back chain's failure report (IndexFile listener): fail-stop at once. */
-  private readonly onIndexFailure = (error: unknown): void => {
+  /** Failure reports of background writes (index write-backs, epoch checkpoint rewrites): fail-stop at once. */
+  private readonly onBackgroundFailure = (error: unknown): void => {
     this.fail(error);
   };
 
@@ -875,7 +882,7 @@ export class Log {
     if (base > this.producerState.mapEndOffset) this.producerState.updateMapEndOffset(base);
     await this.producerState.takeSnapshot();
     const segment = await Segment.create(this.io, this.dir, base, this.config, { nowMs, rollJitterMs: rollJitter(this.config, this.random) });
-    segment.setFailureListener(this.onIndexFailure);
+    segment.setFailureListener(this.onBackgroundFailure);
     this.segments.push(segment);
     this.tailCache.roll(0);
     this.cacheBase = segment.baseOffset;
@@ -1271,7 +1278,7 @@ export class Log {
       this.segments = [];
       for (const segment of doomed) await this.deleteSegment(segment);
       const segment = await Segment.create(this.io, this.dir, offset, this.config, { nowMs: this.now(), rollJitterMs: rollJitter(this.config, this.random) });
-      segment.setFailureListener(this.onIndexFailure);
+      segment.setFailureListener(this.onBackgroundFailure);
       this.segments.push(segment);
       this.tailCache.roll(0);
       await this.activate(segment);
@@ -1482,6 +1489,16 @@ export class Log {
     await Promise.allSettled([this.epochCache.flush(), ...this.segments.map((segment) => segment.close())]);
     if (this.ownsPool) await this.pool.close();
     this.stateValue = 'closed';
+  }
+
+  /**
+   * Takes the log offline because its data directory failed elsewhere (a
+   * checkpoint or marker write, another log: Kafka's LogDirFailureChannel).
+   * Nothing more is acknowledged; reads of written data keep working.
+   * No-op unless open.
+   */
+  markOffline(cause: unknown): void {
+    this.fail(cause);
   }
 
   /** Marks the log offline (once) and rejects every waiter. */
