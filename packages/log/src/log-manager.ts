@@ -46,7 +46,7 @@ import type { Io, IoLock } from '@seglog/io';
 import { FileNames } from './file-names.js';
 import type { ParsedPartitionDirName } from './file-names.js';
 import { DiskGuard } from './internal/disk-guard.js';
-import { logClosed, logOffline } from './internal/log-errors.js';
+import { isTransientResourceError, logClosed, logOffline, logResourceUnavailable } from './internal/log-errors.js';
 import { addPlacement, newPlacementMetrics } from './internal/placement.js';
 import type { PlacementMetrics } from './internal/placement.js';
 import { TailCacheBudget } from './tail-cache.js';
@@ -329,6 +329,11 @@ export class LogManager {
       if (this.stateValue !== 'open') await this.refuseLate(log);
       return log;
     } catch (error) {
+      // Out of descriptors or space while making a new, empty log: nothing
+      // of any batch was at risk, so this is a retriable refusal and the
+      // directory stays open (the next call finds the directory, if mkdir
+      // got that far, and opens it). Other errors are fail-stop.
+      if (isTransientResourceError(error)) throw logResourceUnavailable(path, 'creating the partition', error);
       throw this.failWith(error);
     }
   }

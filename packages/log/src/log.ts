@@ -61,7 +61,7 @@ import type { FollowerPlan, LeaderPlan, PlanContext, TxnMarkerOptions } from './
 import { loadLog, replayProducerState } from './internal/log-loader.js';
 import type { CorruptionPolicy } from './internal/log-loader.js';
 import { DirectSegmentWriter } from './internal/direct-segment-writer.js';
-import { logClosed, logOffline, logQueueFull, logTruncated, offsetOutOfRange } from './internal/log-errors.js';
+import { isTransientResourceError, logClosed, logOffline, logQueueFull, logResourceUnavailable, logTruncated, offsetOutOfRange } from './internal/log-errors.js';
 import { OffsetWaiters } from './internal/offset-waiters.js';
 import { newPlacementMetrics } from './internal/placement.js';
 import type { PlacementMetrics, PlacementReason } from './internal/placement.js';
@@ -614,7 +614,7 @@ export class Log {
     const end = this.active.size + sizeInBytes;
     if (this.reservation.needsGrowth(end)) {
       await this.writer.drain();
-      await this.reservation.grow(end);
+      await this.growReservation(end);
     }
     if (!this.writer.hasRoom(sizeInBytes)) await this.writer.whenRoom();
   }
@@ -642,6 +642,21 @@ export class Log {
   private readonly onBackgroundFailure = (error: unknown): void => {
     this.fail(error);
   };
+
+  /**
+   * Grows the active segment's reservation. Out of space or descriptors
+   * here is a retriable refusal (SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE), not
+   * fail-stop: the fill writes only past the logical end, no batch byte is
+   * at risk, and the next append tries again from the same reserved end.
+   */
+  private async growReservation(end: number): Promise<void> {
+    try {
+      await this.reservation.grow(end);
+    } catch (error) {
+      if (isTransientResourceError(error)) throw logResourceUnavailable(this.dir, 'growing the segment reservation', error);
+      throw error;
+    }
+  }
 
   /** Records an aborted transaction in the active segment (the one holding its ABORT marker). */
   private readonly onAbortedTxn = (txn: AbortedTxn): void => {
@@ -881,17 +896,36 @@ export class Log {
     // Kafka's roll: a producer snapshot at the new base (committed state only).
     if (base > this.producerState.mapEndOffset) this.producerState.updateMapEndOffset(base);
     await this.producerState.takeSnapshot();
-    const segment = await Segment.create(this.io, this.dir, base, this.config, { nowMs, rollJitterMs: rollJitter(this.config, this.random) });
+    const segment = await this.createSegmentOrResume(old, base, nowMs);
     segment.setFailureListener(this.onBackgroundFailure);
     this.segments.push(segment);
     this.tailCache.roll(0);
     this.cacheBase = segment.baseOffset;
     await this.activate(segment);
-    // The first reservation step of the new segment (pool work: rolls run inside pooled appends).
-    await this.reservation.grow(1);
     this.dirDirty = true;
     this.metrics.rolls++;
     this.requestFlush(base);
+    // The first reservation step of the new segment (pool work: rolls run inside pooled appends).
+    await this.growReservation(1);
+  }
+
+  /**
+   * The roll's new segment. When its files cannot be created for want of
+   * descriptors or space (nothing of any batch written yet), the sealed
+   * `old` segment becomes the active one again (index capacity restored, a
+   * new writer) and the append is refused with the retriable
+   * SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE: the log stays open, the next append
+   * rolls again.
+   */
+  private async createSegmentOrResume(old: Segment, base: number, nowMs: number): Promise<Segment> {
+    try {
+      return await Segment.create(this.io, this.dir, base, this.config, { nowMs, rollJitterMs: rollJitter(this.config, this.random) });
+    } catch (error) {
+      if (!isTransientResourceError(error)) throw error;
+      await old.resizeIndexes();
+      await this.activate(old);
+      throw logResourceUnavailable(this.dir, `creating segment ${base}`, error);
+    }
   }
 
   /** Rolls now (tests, tools, retention): a new empty active segment at the log end offset. */
@@ -1514,9 +1548,14 @@ export class Log {
     this.onOffline?.(error);
   }
 
-  /** The I/O-error funnel of mutations: the log goes offline and the caller gets SEGLOG_ERR_LOG_OFFLINE. */
+  /**
+   * The I/O-error funnel of mutations: the log goes offline and the caller
+   * gets SEGLOG_ERR_LOG_OFFLINE. A retriable refusal (a resource missing
+   * before any byte was at risk) passes through and the log stays open.
+   */
   private failWith(error: unknown): unknown {
     if (this.stateValue === 'closed') return error;
+    if ((error as { code?: unknown } | null)?.code === 'SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE') return error;
     this.fail(error);
     return logOffline(this.dir, this.failure);
   }

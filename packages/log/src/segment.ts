@@ -154,19 +154,28 @@ export class Segment {
     return `${dir}/${FileNames.segmentFileName(baseOffset, kind, transient)}`;
   }
 
-  /** Creates a new empty segment (leftover files with this base are removed first). */
+  /**
+   * Creates a new empty segment (leftover files with this base are removed
+   * first). On failure nothing stays open and the files it created are
+   * removed (best effort: a later create removes leftovers anyway), so a
+   * refused roll or partition creation (EMFILE, ENOSPC) can be retried.
+   */
   static async create(io: Io, dir: string, baseOffset: number, config: LogConfig, options: SegmentCreateOptions): Promise<Segment> {
     assert(Number.isSafeInteger(baseOffset) && baseOffset >= 0, 'Segment.create: baseOffset must be a non-negative safe integer');
     for (const kind of ['log', 'index', 'timeindex', 'txnindex'] as const) {
       const path = Segment.path(dir, baseOffset, kind);
       if (await io.exists(path)) await io.unlink(path);
     }
-    const file = await io.open(Segment.path(dir, baseOffset, 'log'), { create: true, exclusive: true });
+    const logPath = Segment.path(dir, baseOffset, 'log');
+    const file = await io.open(logPath, { create: true, exclusive: true });
     const logFile = new SegmentFileRef(file);
+    const opened: Array<{ delete(): Promise<void> }> = [];
     try {
       const indexOptions = { baseOffset, maxIndexBytes: config.segmentIndexBytes };
       const offsetIndex = await OffsetIndex.open(io, Segment.path(dir, baseOffset, 'index'), indexOptions);
+      opened.push(offsetIndex);
       const timeIndex = await TimeIndex.open(io, Segment.path(dir, baseOffset, 'timeindex'), indexOptions);
+      opened.push(timeIndex);
       // Opening a missing .txnindex creates no file (it appears at the first abort).
       const txnIndex = await TxnIndex.open(io, Segment.path(dir, baseOffset, 'txnindex'), { baseOffset });
       const segment = new Segment(io, dir, baseOffset, config, {
@@ -174,7 +183,9 @@ export class Segment {
       });
       return segment;
     } catch (error) {
+      for (const index of opened) await index.delete().catch(() => undefined);
       await logFile.release();
+      await io.unlink(logPath).catch(() => undefined);
       throw error;
     }
   }

@@ -1,0 +1,153 @@
+// Issue 23 item 8: a failure that happens before any byte of a batch is at
+// risk (creating a partition directory or a new segment's files: EMFILE,
+// ENFILE, ENOSPC) is a retriable refusal, SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE
+// (Kafka NOT_ENOUGH_REPLICAS), and the log and the data directory stay open
+// and work once the cause is gone. Before the fix it took the whole
+// directory offline until restart. A write or sync failure after bytes are
+// at risk stays fail-stop.
+import { SimIo } from '@seglog/io';
+import { describe, expect, it } from 'vitest';
+import { LogManager } from '../src/log-manager.js';
+import type { LogManagerOptions } from '../src/log-manager.js';
+import type { Log } from '../src/log.js';
+import { config, producerBatch, readAll } from './log-helpers.js';
+
+const DATA = '/data';
+
+async function machine(): Promise<SimIo> {
+  const io = new SimIo({ seed: 3 });
+  await io.mkdir(DATA);
+  await io.fsyncDir('/');
+  return io;
+}
+
+function open(io: SimIo, options: Partial<LogManagerOptions> = {}): Promise<LogManager> {
+  return LogManager.open(io, DATA, { defaultConfig: config({ segmentIndexBytes: 4096, segmentBytes: 1024 }), minFreeBytes: 0, checkpointIntervalMs: 0, ...options });
+}
+
+async function refusal(promise: Promise<unknown>): Promise<{ code: string; retriable: boolean; kafka: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    const e = error as { code?: unknown; retriable?: unknown; kafka?: unknown };
+    return { code: String(e.code), retriable: e.retriable === true, kafka: String(e.kafka) };
+  }
+  return { code: 'resolved', retriable: false, kafka: '' };
+}
+
+const REFUSED = { code: 'SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE', retriable: true, kafka: 'NOT_ENOUGH_REPLICAS' };
+
+async function appendAndWait(log: Log, tag: number): Promise<number> {
+  const result = await log.appendAsLeader(producerBatch(2, { tag, valueBytes: 100 }), { leaderEpoch: 0 });
+  await log.durable(result.lastOffset);
+  return result.lastOffset;
+}
+
+describe('transient resource failures before any byte is at risk are retriable refusals', () => {
+  // Every open of the new partition's creation, one at a time (n = 1, 2, …
+  // until creation no longer reaches n).
+  it('EMFILE while auto-creating a topic: refused, the directory stays open, the retry works', async () => {
+    let n = 1;
+    for (; n < 50; n++) {
+      const io = await machine();
+      const manager = await open(io);
+      const existing = await manager.getOrCreateLog('old', 0);
+      await appendAndWait(existing, 1);
+      io.setFaults({ openEmfile: { nth: n, path: '/data/new-0' } });
+      const first = await refusal(manager.getOrCreateLog('new', 0));
+      const fired = io.injected.openEmfile > 0;
+      io.setFaults({});
+      if (!fired) {
+        expect(first.code).toBe('resolved');
+        await manager.close();
+        break;
+      }
+      expect(first, `open #${n} of the creation failed with EMFILE`).toEqual(REFUSED);
+      expect(manager.state).toBe('open');
+      // The directory keeps working: the other log, and the same create once descriptors are back.
+      await appendAndWait(existing, 2);
+      const created = await manager.getOrCreateLog('new', 0);
+      expect(created.state).toBe('open');
+      await appendAndWait(created, 3);
+      expect((await readAll(created)).length).toBe(2);
+      await manager.close();
+      expect(io.openHandles()).toEqual([]);
+      // The clean close wrote the marker: nothing about the refusal made the directory dirty.
+      expect(await io.exists(`${DATA}/.kafka_cleanshutdown`)).toBe(true);
+    }
+    expect(n, 'the creation path has a bounded number of opens').toBeGreaterThan(2);
+  });
+
+  it('ENOSPC while auto-creating a topic (another process filled the disk): refused, works once space returns', async () => {
+    const io = await machine();
+    const manager = await open(io);
+    const existing = await manager.getOrCreateLog('old', 0);
+    await appendAndWait(existing, 1);
+    io.setFaults({ quotaBytes: 0 });
+    expect(await refusal(manager.getOrCreateLog('new', 0))).toEqual(REFUSED);
+    expect(io.injected.nospc).toBeGreaterThan(0);
+    expect(manager.state).toBe('open');
+    expect(existing.state).toBe('open');
+    io.setFaults({});
+    const created = await manager.getOrCreateLog('new', 0);
+    await appendAndWait(created, 2);
+    await appendAndWait(existing, 3);
+    await manager.close();
+    expect(await io.exists(`${DATA}/.kafka_cleanshutdown`)).toBe(true);
+  });
+
+  it('EMFILE while rolling to a new segment: the append is refused, the old segment stays active, the retry rolls', async () => {
+    for (const path of [/\.log$/, /\.index$/, /\.timeindex$/]) {
+      const io = await machine();
+      const manager = await open(io);
+      const log = await manager.getOrCreateLog('t', 0);
+      // 1 KiB segments: a few 2 × 100 B batches fill one.
+      let last = -1;
+      let refused = 0;
+      while (log.numberOfSegments === 1 && last < 20) {
+        io.setFaults({ openEmfile: { nth: 1, persistent: true, path } });
+        const outcome = await refusal(appendAndWait(log, last + 1));
+        io.setFaults({});
+        if (outcome.code === 'resolved') {
+          last = log.logEndOffset - 1;
+          continue;
+        }
+        expect(outcome, `roll with EMFILE on ${String(path)}`).toEqual(REFUSED);
+        refused++;
+        expect(log.state).toBe('open');
+        expect(manager.state).toBe('open');
+        expect(log.numberOfSegments).toBe(1);
+        // Descriptors are back: the same append rolls and is acknowledged.
+        last = await appendAndWait(log, last + 1);
+        expect(log.numberOfSegments).toBe(2);
+      }
+      expect(log.numberOfSegments, String(path)).toBe(2);
+      expect(refused, String(path)).toBe(1);
+      const records = await readAll(log);
+      expect(records.map(([offset]) => offset)).toEqual([...Array(last + 1).keys()]);
+      await manager.close();
+      expect(io.openHandles()).toEqual([]);
+      // A clean reopen sees every acknowledged record and no leftover file of the refused roll.
+      const again = await open(io);
+      const reopened = again.getLog('t', 0) as Log;
+      expect(reopened.logEndOffset).toBe(last + 1);
+      expect(await readAll(reopened)).toEqual(records);
+      await again.close();
+    }
+  });
+
+  it('a data write that runs out of space (bytes at risk) stays fail-stop', async () => {
+    const io = await machine();
+    const manager = await open(io);
+    const log = await manager.getOrCreateLog('t', 0);
+    await appendAndWait(log, 0);
+    const { availableBytes } = await io.statfs(DATA);
+    const used = (await io.statfs(DATA)).totalBytes - availableBytes;
+    io.setFaults({ quotaBytes: used + 50 });
+    const outcome = await refusal(appendAndWait(log, 1));
+    expect(outcome.code).toBe('SEGLOG_ERR_LOG_OFFLINE');
+    expect(log.state).toBe('offline');
+    expect(manager.state).toBe('offline');
+    await manager.close();
+  });
+});
