@@ -81,6 +81,32 @@ export interface LogManagerOptions {
   readonly arena?: { readonly chunkBytes?: number; readonly chunkCount?: number };
   /** Tail caches: per log (default 8 MiB) and for all logs together (default 256 MiB). */
   readonly tailCache?: { readonly perLogBytes?: number; readonly totalBytes?: number; readonly chunkBytes?: number };
+  /**
+   * Called once, synchronously, when the directory goes offline, with its
+   * cause (the broker prints notice.message). Default: nothing. A throwing
+   * hook is ignored: the failure path never throws.
+   */
+  readonly onOffline?: (notice: OfflineNotice) => void;
+}
+
+/** What took a data directory offline (LogManagerOptions.onOffline). */
+export interface OfflineNotice {
+  readonly dir: string;
+  /** The `<topic>-<partition>` whose I/O failed first, or null (a checkpoint, the marker, a partition's creation or deletion). */
+  readonly partition: string | null;
+  /** The first failure (usually a SEGLOG_ERR_IO_* error). */
+  readonly cause: unknown;
+  /** One line for an operator: what failed, and what it means. */
+  readonly message: string;
+}
+
+/** The operator's line for an offline transition: the cause's code and message, and the consequence. */
+export function describeOffline(dir: string, partition: string | null, cause: unknown): string {
+  const code = (cause as { code?: unknown } | null)?.code;
+  const text = cause instanceof Error ? cause.message : String(cause);
+  const where = partition === null ? '' : ` (first failure in partition ${partition})`;
+  return `seglog: data directory ${dir} is OFFLINE${where}: ${typeof code === 'string' ? `${code}: ` : ''}${text}. ` +
+    'Every log in it refuses appends (KAFKA_STORAGE_ERROR) until it is reopened (restart); reads of written data continue.';
 }
 
 export type LogManagerState = 'open' | 'offline' | 'closed';
@@ -161,7 +187,7 @@ export class LogManager {
   private checkpointTimer: NodeJS.Timeout | null;
   private closing: Promise<void> | null;
   private readonly appendGuard: (bytes: number) => void;
-  private readonly offlineHook: (cause: unknown) => void;
+  private readonly onOfflineNotice: ((notice: OfflineNotice) => void) | null;
   /** The pool every log's blocking work runs on. */
   readonly pool: BlockingPool;
   /** The tail-cache budget across logs (LRU between logs). */
@@ -194,7 +220,7 @@ export class LogManager {
     this.checkpointTimer = null;
     this.closing = null;
     this.appendGuard = (bytes) => this.checkAppend(bytes);
-    this.offlineHook = (cause) => this.markOffline(cause);
+    this.onOfflineNotice = options.onOffline ?? null;
     const poolOptions = options.pool ?? {};
     this.pool = new BlockingPool({
       concurrency: poolOptions.concurrency ?? 4,
@@ -431,7 +457,7 @@ export class LogManager {
       }
     } catch (error) {
       failure = error;
-      this.markOffline(error);
+      this.markOffline(error, null);
     }
     await this.diskGuard.idle();
     await this.closeHandles();
@@ -452,7 +478,7 @@ export class LogManager {
       now: this.now,
       onCorruption: this.onCorruption,
       beforeAppend: this.appendGuard,
-      onOffline: this.offlineHook,
+      onOffline: (cause) => this.markOffline(cause, `${positions.topic}-${positions.partition}`),
       pool: this.pool,
       ...(arena === null ? {} : { arena }),
       tailCache: {
@@ -530,19 +556,26 @@ export class LogManager {
    * is a failed directory: nothing in it is acknowledged any more). Never
    * throws: Log calls it from its failure path.
    */
-  private markOffline(cause: unknown): void {
+  private markOffline(cause: unknown, partition: string | null): void {
     if (this.stateValue !== 'open') return;
     this.stateValue = 'offline';
     this.failure = cause;
     this.stopCheckpointTimer();
     for (const log of this.logsByName.values()) log.markOffline(cause);
+    const hook = this.onOfflineNotice;
+    if (hook === null) return;
+    try {
+      hook({ dir: this.dir, partition, cause, message: describeOffline(this.dir, partition, cause) });
+    } catch {
+      // The failure path never throws; the directory is offline either way.
+    }
   }
 
   /** The I/O-error funnel: the directory goes offline and the caller gets SEGLOG_ERR_LOG_OFFLINE. */
   private failWith(error: unknown): unknown {
     if (isCode(error, 'SEGLOG_ERR_LOG_OFFLINE') && this.stateValue === 'offline') return error;
     if (this.stateValue === 'closed') return error;
-    this.markOffline(error);
+    this.markOffline(error, null);
     return logOffline(this.dir, this.failure);
   }
 

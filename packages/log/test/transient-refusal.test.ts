@@ -151,3 +151,44 @@ describe('transient resource failures before any byte is at risk are retriable r
     await manager.close();
   });
 });
+
+describe('every offline transition is reported once, with its cause', () => {
+  it('a log write failure: one notice naming the partition and the I/O error; refusals report nothing', async () => {
+    const io = await machine();
+    const notices: Array<{ partition: string | null; message: string }> = [];
+    const manager = await open(io, { onOffline: (n) => notices.push({ partition: n.partition, message: n.message }) });
+    const a = await manager.getOrCreateLog('a', 0);
+    const b = await manager.getOrCreateLog('b', 0);
+    await appendAndWait(a, 0);
+    // A retriable refusal is not an offline transition.
+    io.setFaults({ quotaBytes: 0 });
+    expect(await refusal(manager.getOrCreateLog('c', 0))).toEqual(REFUSED);
+    expect(notices).toEqual([]);
+    io.setFaults({ writeEio: { nth: 1, persistent: true, path: '/data/a-0/' } });
+    expect((await refusal(appendAndWait(a, 1))).code).toBe('SEGLOG_ERR_LOG_OFFLINE');
+    // The other log goes offline with its directory; still one notice.
+    expect(b.state).toBe('offline');
+    expect((await refusal(appendAndWait(b, 2))).code).toBe('SEGLOG_ERR_LOG_OFFLINE');
+    expect(notices).toHaveLength(1);
+    expect(notices[0]?.partition).toBe('a-0');
+    expect(notices[0]?.message).toContain('data directory /data is OFFLINE (first failure in partition a-0)');
+    expect(notices[0]?.message).toContain('SEGLOG_ERR_IO_EIO');
+    await manager.close();
+    expect(notices).toHaveLength(1);
+  });
+
+  it('a checkpoint write failure: one notice without a partition', async () => {
+    const io = await machine();
+    const notices: Array<{ partition: string | null; message: string }> = [];
+    const manager = await open(io, { onOffline: (n) => notices.push({ partition: n.partition, message: n.message }) });
+    const log = await manager.getOrCreateLog('a', 0);
+    await appendAndWait(log, 0);
+    io.setFaults({ syncEio: { nth: 1, path: /recovery-point-offset-checkpoint/ } });
+    expect((await refusal(manager.checkpoint())).code).toBe('SEGLOG_ERR_LOG_OFFLINE');
+    expect(log.state).toBe('offline');
+    expect(notices).toHaveLength(1);
+    expect(notices[0]?.partition).toBeNull();
+    expect(notices[0]?.message).toMatch(/^seglog: data directory \/data is OFFLINE: SEGLOG_ERR_IO_EIO: /);
+    await manager.close();
+  });
+});
