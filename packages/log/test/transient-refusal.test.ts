@@ -192,3 +192,34 @@ describe('every offline transition is reported once, with its cause', () => {
     await manager.close();
   });
 });
+
+describe('the free-space floor', () => {
+  it('refuses with a message that does not contradict itself, in human sizes', async () => {
+    const MiB = 1024 * 1024;
+    const io = await machine();
+    const manager = await open(io, { minFreeBytes: 64 * MiB, diskCheckIntervalMs: 0 });
+    const log = await manager.getOrCreateLog('t', 0);
+    // The case: 1000 B above the 64 MiB floor, and an append of several KiB.
+    const stat = await io.statfs(DATA);
+    io.setFaults({ quotaBytes: stat.totalBytes - stat.availableBytes + 64 * MiB + 1000 });
+    await manager.diskGuard.refresh();
+    const available = manager.diskGuard.availableBytes;
+    expect(available).toBe(64 * MiB + 1000);
+    let error: { code?: string; message: string; context?: Record<string, unknown> } | null = null;
+    try {
+      log.tryAppendAsLeader(producerBatch(40, { valueBytes: 200 }), { leaderEpoch: 0 });
+    } catch (e) {
+      error = e as typeof error;
+    }
+    expect(error?.code).toBe('SEGLOG_ERR_LOG_DISK_FULL');
+    const message = error?.message ?? '';
+    // Before: "has 67109864 bytes available, below the floor of 67108864" (available is above the floor).
+    expect(message).toMatch(/accepting [\d.]+ KiB would leave 6\d(\.\d)? MiB \(\d+ B\) free, below the floor of 64 MiB \(67108864 B\) \(64 MiB \(67109864 B\) available/);
+    const left = Number(/leave [\d.]+ MiB \((\d+) B\)/.exec(message)?.[1]);
+    expect(left).toBeLessThan(64 * MiB);
+    expect(error?.context).toMatchObject({ minFreeBytes: 64 * MiB, availableBytes: available });
+    expect(log.state).toBe('open');
+    io.setFaults({});
+    await manager.close();
+  });
+});
