@@ -46,6 +46,8 @@ function logConfigOf(options: BrokerOptions): LogConfig {
   const values: { -readonly [K in keyof LogConfigValues]?: LogConfigValues[K] } = { ...overrides };
   if (options.flushIntervalMs !== null) values.flushIntervalMs = options.flushIntervalMs;
   if (options.flushIntervalMessages !== null) values.flushIntervalMessages = options.flushIntervalMessages;
+  // The disk guard's floor and the reservation's free-space floor (LogManager takes the config's).
+  if (options.minFreeBytes !== null) values.minFreeBytes = options.minFreeBytes;
   return new LogConfig(values);
 }
 
@@ -86,7 +88,7 @@ export class Broker {
       const ids = await ProducerIdAllocator.open(options.dataDir);
       allocate = () => ids.allocate();
     }
-    const store = await TopicStore.open({ dataDir: options.dataDir, blackhole: options.blackhole, config, tailCacheBytes: options.tailCacheBytes });
+    const store = await TopicStore.open({ dataDir: options.dataDir, blackhole: options.blackhole, config, tailCacheBytes: options.tailCacheBytes, log: options.log });
     const broker = new Broker(options, store, allocate);
     try {
       await broker.listen();
