@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { LogManager } from '../src/log-manager.js';
 import type { LogManagerOptions } from '../src/log-manager.js';
 import type { Log } from '../src/log.js';
+import { thrown } from './helpers.js';
 import { config, producerBatch, readAll } from './log-helpers.js';
 
 const DATA = '/data';
@@ -136,6 +137,38 @@ describe('transient resource failures before any byte is at risk are retriable r
     }
   });
 
+  it('ENOSPC while growing a reservation (another process took the space after statfs): refused, the retry grows', async () => {
+    let armed = false;
+    const io: SimIo = new SimIo({
+      seed: 3,
+      // The disk fills between the reservation's statfs and its zero fill.
+      onCrashPoint: (point) => {
+        if (armed && point.op === 'fallocate') {
+          armed = false;
+          io.setFaults({ quotaBytes: 0 });
+        }
+      },
+    });
+    await io.mkdir(DATA);
+    await io.fsyncDir('/');
+    const manager = await LogManager.open(io, DATA, {
+      defaultConfig: config({ segmentIndexBytes: 4096, segmentBytes: 1024 * 1024, preallocate: true, minFreeBytes: 0 }), minFreeBytes: 0, checkpointIntervalMs: 0,
+    });
+    const log = await manager.getOrCreateLog('t', 0);
+    armed = true;
+    const outcome = await refusal(appendAndWait(log, 0));
+    expect(io.injected.nospc).toBe(1);
+    expect(outcome).toEqual(REFUSED);
+    expect(log.state).toBe('open');
+    expect(manager.state).toBe('open');
+    io.setFaults({});
+    const last = await appendAndWait(log, 1);
+    expect(last).toBe(1);
+    expect((await readAll(log)).map(([offset]) => offset)).toEqual([0, 1]);
+    await manager.close();
+    expect(io.openHandles()).toEqual([]);
+  });
+
   it('a data write that runs out of space (bytes at risk) stays fail-stop', async () => {
     const io = await machine();
     const manager = await open(io);
@@ -205,19 +238,14 @@ describe('the free-space floor', () => {
     await manager.diskGuard.refresh();
     const available = manager.diskGuard.availableBytes;
     expect(available).toBe(64 * MiB + 1000);
-    let error: { code?: string; message: string; context?: Record<string, unknown> } | null = null;
-    try {
-      log.tryAppendAsLeader(producerBatch(40, { valueBytes: 200 }), { leaderEpoch: 0 });
-    } catch (e) {
-      error = e as typeof error;
-    }
-    expect(error?.code).toBe('SEGLOG_ERR_LOG_DISK_FULL');
-    const message = error?.message ?? '';
+    const error = thrown(() => log.tryAppendAsLeader(producerBatch(40, { valueBytes: 200 }), { leaderEpoch: 0 }));
+    expect(error.code).toBe('SEGLOG_ERR_LOG_DISK_FULL');
+    const message = error.message;
     // Before: "has 67109864 bytes available, below the floor of 67108864" (available is above the floor).
     expect(message).toMatch(/accepting [\d.]+ KiB would leave 6\d(\.\d)? MiB \(\d+ B\) free, below the floor of 64 MiB \(67108864 B\) \(64 MiB \(67109864 B\) available/);
     const left = Number(/leave [\d.]+ MiB \((\d+) B\)/.exec(message)?.[1]);
     expect(left).toBeLessThan(64 * MiB);
-    expect(error?.context).toMatchObject({ minFreeBytes: 64 * MiB, availableBytes: available });
+    expect(error.context).toMatchObject({ minFreeBytes: 64 * MiB, availableBytes: available });
     expect(log.state).toBe('open');
     io.setFaults({});
     await manager.close();
