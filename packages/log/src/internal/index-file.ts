@@ -31,6 +31,7 @@
 
 import { assert, SeglogError } from '@seglog/common';
 import type { Io, IoFile } from '@seglog/io';
+import { seams } from './test-seams.js';
 
 export type IndexFileSizing = 'preallocated' | 'exact';
 
@@ -341,6 +342,7 @@ export class IndexFile {
   private readonly keepFailure = (error: unknown): void => {
     if (this.failure !== undefined) return;
     this.failure = error;
+    if (seams.keepIndexFailure) return; // mutant: the failure waits for the next call
     this.failureListener?.(error);
   };
 }
