@@ -806,13 +806,19 @@ export class Log {
     this.writerReady = true;
   }
 
-  /** A direct writer over a new O_DIRECT handle, or null (fall back to buffered for this segment). */
+  /**
+   * A direct writer over a new O_DIRECT handle, or null (fall back to
+   * buffered for this segment): O_DIRECT refused, no staging chunk free, or
+   * no descriptor for the second handle (EMFILE/ENFILE: the buffered handle
+   * is already open, so the segment is written without one more).
+   */
   private async openDirectWriter(segment: Segment): Promise<SegmentWriter | null> {
     let file: IoFile;
     try {
       file = await this.io.open(Segment.path(this.dir, segment.baseOffset, 'log'), { direct: true });
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'SEGLOG_ERR_IO_DIRECT_UNSUPPORTED') throw error;
+      const code = (error as { code?: unknown }).code;
+      if (code !== 'SEGLOG_ERR_IO_DIRECT_UNSUPPORTED' && code !== 'SEGLOG_ERR_IO_TOO_MANY_FILES') throw error;
       this.metrics.directFallbacks++;
       return null;
     }

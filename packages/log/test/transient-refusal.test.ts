@@ -169,6 +169,26 @@ describe('transient resource failures before any byte is at risk are retriable r
     expect(io.openHandles()).toEqual([]);
   });
 
+  it('EMFILE for the O_DIRECT handle of a new segment: that segment is written buffered', async () => {
+    const io = await machine();
+    const manager = await open(io, { defaultConfig: config({ segmentIndexBytes: 4096, segmentBytes: 1024, writeMode: 'direct' }) });
+    const log = await manager.getOrCreateLog('t', 0);
+    expect(log.writeMode).toBe('direct');
+    let last = -1;
+    // The roll opens the new .log twice: Segment.create, then the O_DIRECT handle (the 2nd fails).
+    io.setFaults({ openEmfile: { nth: 2, path: /\.log$/ } });
+    while (log.numberOfSegments === 1 && last < 40) last = await appendAndWait(log, last + 1);
+    expect(io.injected.openEmfile).toBe(1);
+    expect(log.state).toBe('open');
+    expect(log.writeMode).toBe('buffered');
+    expect(log.metrics.directFallbacks).toBe(1);
+    io.setFaults({});
+    last = await appendAndWait(log, last + 1);
+    expect((await readAll(log)).map(([offset]) => offset)).toEqual([...Array(last + 1).keys()]);
+    await manager.close();
+    expect(io.openHandles()).toEqual([]);
+  });
+
   it('a data write that runs out of space (bytes at risk) stays fail-stop', async () => {
     const io = await machine();
     const manager = await open(io);
