@@ -4,7 +4,9 @@
 // log-start-offset-checkpoint, the clean-shutdown marker, and the partition
 // directory's fsync — the n-th write (or sync) on a path of that kind fails,
 // n = 1, 2, … until a run completes without reaching n (SQLite's
-// do_ioerr_test, reliability.md §3.4), transient and persistent.
+// do_ioerr_test, reliability.md §3.4), transient and persistent. The .log
+// schedules run twice: buffered, and direct + preallocate (O_DIRECT writes,
+// zero-filled reservations, trims).
 //
 // The workload is a LogManager over SimIo with one partition (tiny segments,
 // an index entry per batch): plain appends acknowledged when written,
@@ -35,6 +37,8 @@ import { codeOf, isTyped, newMachine } from './reliability-fixture.js';
 const DATA = '/data';
 const T0 = 1_700_000_000_000;
 const PID = 4242;
+/** Direct-mode staging: a few small chunks (the default 64 × 1 MiB, pre-touched, would dominate each run). */
+const ARENA = { chunkBytes: 64 * 1024, chunkCount: 4 };
 
 export interface FileKind {
   readonly name: string;
@@ -56,19 +60,26 @@ export const FILE_KINDS: readonly FileKind[] = [
 
 export type FaultOp = 'write' | 'sync';
 
+/** buffered: the default write path; direct: O_DIRECT writers and zero-filled reservations (preallocate). */
+export type WriteVariant = 'buffered' | 'direct';
+
 export interface KindSchedule {
   readonly kind: FileKind;
   readonly op: FaultOp;
   readonly persistent: boolean;
+  readonly variant: WriteVariant;
 }
 
 export function kindSchedules(): KindSchedule[] {
   const out: KindSchedule[] = [];
-  for (const kind of FILE_KINDS) {
-    for (const op of ['write', 'sync'] as const) {
-      // A directory is never written, only fsynced.
-      if (op === 'write' && kind.name.startsWith('partition directory')) continue;
-      for (const persistent of [false, true]) out.push({ kind, op, persistent });
+  for (const variant of ['buffered', 'direct'] as const) {
+    // Only the segment data path differs in direct mode (O_DIRECT writes, zero fills, trims).
+    for (const kind of variant === 'direct' ? FILE_KINDS.filter((k) => k.name === '.log') : FILE_KINDS) {
+      for (const op of ['write', 'sync'] as const) {
+        // A directory is never written, only fsynced.
+        if (op === 'write' && kind.name.startsWith('partition directory')) continue;
+        for (const persistent of [false, true]) out.push({ kind, op, persistent, variant });
+      }
     }
   }
   return out;
@@ -84,7 +95,7 @@ function faultKind(schedule: KindSchedule): FaultKind {
 }
 
 export function scheduleName(schedule: KindSchedule): string {
-  return `${schedule.kind.name} ${schedule.op} EIO, ${schedule.persistent ? 'persistent' : 'transient'}`;
+  return `${schedule.kind.name} ${schedule.op} EIO, ${schedule.persistent ? 'persistent' : 'transient'}${schedule.variant === 'direct' ? ', direct+preallocate' : ''}`;
 }
 
 class Violation extends Error {}
@@ -101,8 +112,9 @@ function txnBatch(seq: number, base: number): Buffer {
   });
 }
 
-function config(): LogConfig {
-  return new LogConfig({ segmentBytes: 1024, indexIntervalBytes: 1, retentionMs: -1, fileDeleteDelayMs: 0 });
+function config(variant: WriteVariant): LogConfig {
+  const mode = variant === 'direct' ? { writeMode: 'direct', preallocate: true } as const : {};
+  return new LogConfig({ segmentBytes: 1024, indexIntervalBytes: 1, retentionMs: -1, fileDeleteDelayMs: 0, ...mode });
 }
 
 /** One run's ledger: what was acknowledged, and the steps taken. */
@@ -115,7 +127,7 @@ class Run {
   manager: LogManager | null = null;
   log: Log | null = null;
 
-  constructor(readonly io: SimIo, readonly kind: FaultKind) {}
+  constructor(readonly io: SimIo, readonly kind: FaultKind, readonly variant: WriteVariant) {}
 
   get injected(): number {
     return this.io.injected[this.kind];
@@ -187,10 +199,11 @@ async function durable(run: Run, log: Log): Promise<void> {
 }
 
 async function workload(run: Run): Promise<void> {
-  const manager = await run.step('open', () => LogManager.open(run.io, DATA, { defaultConfig: config(), minFreeBytes: 0, checkpointIntervalMs: 0, now: () => T0 + 1000 }));
+  const manager = await run.step('open', () => LogManager.open(run.io, DATA, { defaultConfig: config(run.variant), minFreeBytes: 0, checkpointIntervalMs: 0, now: () => T0 + 1000, arena: ARENA }));
   run.manager = manager;
   const log = await run.step('create t-0', () => manager.getOrCreateLog('t', 0));
   run.log = log;
+  if (log.writeMode !== (run.variant === 'direct' ? 'direct' : 'buffered')) throw new Violation(`the ${run.variant} variant runs ${log.writeMode}`);
   let seq = 0;
   for (let round = 0; round < 6; round++) {
     const epoch = round < 3 ? 0 : 1;
@@ -226,7 +239,7 @@ async function checkRefused(run: Run, error: unknown): Promise<void> {
 async function checkReopen(run: Run): Promise<void> {
   for (const mode of ['process', 'power-clean'] as const) {
     const view = run.io.recover(mode);
-    const manager = await LogManager.open(view, DATA, { defaultConfig: config(), minFreeBytes: 0, checkpointIntervalMs: 0, now: () => T0 + 2000 }).catch((e: unknown) => {
+    const manager = await LogManager.open(view, DATA, { defaultConfig: config(run.variant), minFreeBytes: 0, checkpointIntervalMs: 0, now: () => T0 + 2000, arena: ARENA }).catch((e: unknown) => {
       throw new Violation(`reopen (${mode}) failed: ${codeOf(e)} ${(e as Error).message}`);
     });
     try {
@@ -250,7 +263,7 @@ export interface KindRun {
 export async function runKind(schedule: KindSchedule, n: number): Promise<KindRun> {
   const io = await newMachine();
   io.setFaults(faultsOf(schedule, n));
-  const run = new Run(io, faultKind(schedule));
+  const run = new Run(io, faultKind(schedule), schedule.variant);
   let error: unknown = null;
   try {
     try {
