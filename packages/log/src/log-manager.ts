@@ -398,7 +398,11 @@ export class LogManager {
   /**
    * Writes both checkpoint files from every log's durableOffset and
    * logStartOffset. Runs one at a time; a failure takes the directory
-   * offline (SEGLOG_ERR_LOG_OFFLINE). Refused when offline or closed.
+   * offline (SEGLOG_ERR_LOG_OFFLINE), except out of descriptors or space
+   * (EMFILE/ENFILE/ENOSPC): the write is atomic (tmp, fsync, rename), so the
+   * previous checkpoint is intact and only staler; that is the retriable
+   * SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE and the next checkpoint tries again.
+   * Refused when offline or closed.
    */
   checkpoint(): Promise<void> {
     const run = this.checkpointTail.then(() => {
@@ -423,6 +427,7 @@ export class LogManager {
       await this.recoveryPointCheckpoint.write(recoveryPoints);
       await this.logStartCheckpoint.write(logStarts);
     } catch (error) {
+      if (isTransientResourceError(error)) throw logResourceUnavailable(this.dir, 'writing the offset checkpoints', error);
       throw this.failWith(error);
     }
   }

@@ -899,9 +899,8 @@ export class Log {
     // an index below the recovery point is trusted, not rebuilt. Found by
     // test/crash-points.test.ts (ENGINE BUG 2/2b).
     await old.flushIndexes();
-    // Kafka's roll: a producer snapshot at the new base (committed state only).
+    // Kafka's roll: a producer snapshot at the new base (committed state only), with the new segment.
     if (base > this.producerState.mapEndOffset) this.producerState.updateMapEndOffset(base);
-    await this.producerState.takeSnapshot();
     const segment = await this.createSegmentOrResume(old, base, nowMs);
     segment.setFailureListener(this.onBackgroundFailure);
     this.segments.push(segment);
@@ -916,8 +915,10 @@ export class Log {
   }
 
   /**
-   * The roll's new segment. When its files cannot be created for want of
-   * descriptors or space (nothing of any batch written yet), the sealed
+   * The roll's producer snapshot (Kafka's, at the new base: committed state
+   * only) and new segment. When the snapshot or the segment's files cannot
+   * be created for want of descriptors or space (nothing of any batch written
+   * yet; a snapshot is derived state, rewritten by the next roll), the sealed
    * `old` segment becomes the active one again (index capacity restored, a
    * new writer) and the append is refused with the retriable
    * SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE: the log stays open, the next append
@@ -925,6 +926,7 @@ export class Log {
    */
   private async createSegmentOrResume(old: Segment, base: number, nowMs: number): Promise<Segment> {
     try {
+      await this.producerState.takeSnapshot();
       return await Segment.create(this.io, this.dir, base, this.config, { nowMs, rollJitterMs: rollJitter(this.config, this.random) });
     } catch (error) {
       if (!isTransientResourceError(error)) throw error;

@@ -169,6 +169,38 @@ describe('transient resource failures before any byte is at risk are retriable r
     expect(io.openHandles()).toEqual([]);
   });
 
+  it('an EMFILE storm (every open fails): rolls and checkpoints are refused, appends into the active segment go on', async () => {
+    const io = await machine();
+    const manager = await open(io);
+    const log = await manager.getOrCreateLog('t', 0);
+    await appendAndWait(log, 0);
+    io.setFaults({ openEmfile: { nth: 1, persistent: true, path: '/' } });
+    const outcomes = new Set<string>();
+    let last = 1;
+    // Appends into the active segment need no open; the one that rolls (snapshot, new files) is refused.
+    for (let i = 0; i < 20; i++) {
+      const outcome = await refusal(appendAndWait(log, 10 + i));
+      outcomes.add(outcome.code);
+      if (outcome.code === 'resolved') last = log.logEndOffset - 1;
+      else expect(outcome).toEqual(REFUSED);
+    }
+    expect([...outcomes].sort()).toEqual(['SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE', 'resolved']);
+    // The periodic checkpoint (tmp file) is refused too, without taking the directory offline.
+    expect(await refusal(manager.checkpoint())).toEqual(REFUSED);
+    expect(io.injected.openEmfile).toBeGreaterThan(1);
+    expect(log.state).toBe('open');
+    expect(manager.state).toBe('open');
+    // Descriptors are back: the roll and the checkpoint go through.
+    io.setFaults({});
+    last = await appendAndWait(log, 99);
+    expect(log.numberOfSegments).toBe(2);
+    await manager.checkpoint();
+    expect((await readAll(log)).map(([offset]) => offset)).toEqual([...Array(last + 1).keys()]);
+    await manager.close();
+    expect(io.openHandles()).toEqual([]);
+    expect(await io.exists(`${DATA}/.kafka_cleanshutdown`)).toBe(true);
+  });
+
   it('EMFILE for the O_DIRECT handle of a new segment: that segment is written buffered', async () => {
     const io = await machine();
     const manager = await open(io, { defaultConfig: config({ segmentIndexBytes: 4096, segmentBytes: 1024, writeMode: 'direct' }) });
