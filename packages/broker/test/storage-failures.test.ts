@@ -2,15 +2,23 @@
 // once with its cause (it used to be silent: kcat only showed "Message timed
 // out"), and --min-free-bytes reaches the disk guard.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { buildBatch } from '@seglog/records';
 import { describe, expect, it } from 'vitest';
 import { Broker } from '../src/index.js';
 
+/** Scratch space inside the repository (gitignored): the project reads no path outside its root. */
+const SCRATCH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../.seglog-tmp');
+
+function scratch(prefix: string): string {
+  mkdirSync(SCRATCH, { recursive: true });
+  return mkdtempSync(path.join(SCRATCH, prefix));
+}
+
 describe('broker storage failures', () => {
   it('prints one line with the cause when the data directory goes offline', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'seglog-broker-offline-'));
+    const dir = scratch('broker-offline-');
     const lines: string[] = [];
     try {
       const broker = await Broker.start({ dataDir: dir, port: 0, log: (line) => lines.push(line) });
@@ -40,7 +48,7 @@ describe('broker storage failures', () => {
   });
 
   it('minFreeBytes (--min-free-bytes) sets the disk guard floor (default 64 MiB)', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'seglog-broker-floor-'));
+    const dir = scratch('broker-floor-');
     try {
       const set = await Broker.start({ dataDir: path.join(dir, 'a'), port: 0, minFreeBytes: 12345, log: () => undefined });
       const defaulted = await Broker.start({ dataDir: path.join(dir, 'b'), port: 0, log: () => undefined });

@@ -5,8 +5,8 @@
 // entry never reached the file was acknowledged, and appends, flush() and
 // more markers kept succeeding.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { NodeIo } from '@seglog/io';
 import type { Io } from '@seglog/io';
 import { buildBatch } from '@seglog/records';
@@ -88,6 +88,9 @@ describe('an index write-back failure is fail-stop (SimIo)', () => {
   }
 });
 
+/** Scratch space inside the repository (gitignored): the project reads no path outside its root. */
+const SCRATCH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../.seglog-tmp');
+
 describe('an index write-back failure is fail-stop (real disk)', () => {
   let root = '';
   afterEach(() => {
@@ -96,7 +99,8 @@ describe('an index write-back failure is fail-stop (real disk)', () => {
   });
 
   it('.txnindex path made a directory: the ABORT marker is refused, the log offline', async () => {
-    root = mkdtempSync(path.join(tmpdir(), 'seglog-index-fail-'));
+    mkdirSync(SCRATCH, { recursive: true });
+    root = mkdtempSync(path.join(SCRATCH, 'index-fail-'));
     const dir = path.join(root, 't-0');
     const io = new NodeIo();
     await io.mkdir(dir);
