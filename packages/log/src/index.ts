@@ -47,5 +47,5 @@ export type { BatchMetadata } from './producer-state-entry.js';
 export { encodeSnapshot, decodeSnapshot, snapshotOffsets, latestValidSnapshot, PRODUCER_SNAPSHOT_ENTRY_BYTES } from './producer-snapshot.js';
 export type { ProducerSnapshotEntry } from './producer-snapshot.js';
 export { LogManager, CLEAN_SHUTDOWN_VERSION, describeOffline } from './log-manager.js';
-export type { LogManagerOptions, LogManagerState, OfflineNotice, SkippedEntry } from './log-manager.js';
+export type { LogManagerOptions, LogManagerState, OfflineNotice, RefusalNotice, SkippedEntry } from './log-manager.js';
 export type { DiskGuard, DiskGuardOptions } from './internal/disk-guard.js';

@@ -87,6 +87,27 @@ export interface LogManagerOptions {
    * hook is ignored: the failure path never throws.
    */
   readonly onOffline?: (notice: OfflineNotice) => void;
+  /**
+   * Called when appends or creations are refused for a transient cause
+   * (SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE, SEGLOG_ERR_LOG_DISK_FULL): the
+   * first at once, then at most one notice per refusalNoticeIntervalMs
+   * (injected clock) carrying the count suppressed since the last one, so a
+   * refused produce storm is visible without flooding. Default: nothing.
+   */
+  readonly onRefusal?: (notice: RefusalNotice) => void;
+  /** Minimum time between two refusal notices. Default 10000. */
+  readonly refusalNoticeIntervalMs?: number;
+}
+
+/** A retriable refusal (LogManagerOptions.onRefusal). */
+export interface RefusalNotice {
+  readonly dir: string;
+  /** The `<topic>-<partition>` refused, or null (the disk guard, a checkpoint). */
+  readonly partition: string | null;
+  readonly cause: unknown;
+  /** Refusals since the previous notice that were not reported. */
+  readonly suppressed: number;
+  readonly message: string;
 }
 
 /** What took a data directory offline (LogManagerOptions.onOffline). */
@@ -120,6 +141,7 @@ export interface SkippedEntry {
 export const CLEAN_SHUTDOWN_VERSION = 0;
 const DEFAULT_DISK_CHECK_INTERVAL_MS = 1000;
 const DEFAULT_CHECKPOINT_INTERVAL_MS = 60_000;
+const DEFAULT_REFUSAL_NOTICE_INTERVAL_MS = 10_000;
 const TIMER_MAX_MS = 0x7fffffff;
 
 function lockedError(dir: string, cause: unknown): SeglogError {
@@ -188,6 +210,10 @@ export class LogManager {
   private closing: Promise<void> | null;
   private readonly appendGuard: (bytes: number) => void;
   private readonly onOfflineNotice: ((notice: OfflineNotice) => void) | null;
+  private readonly onRefusalNotice: ((notice: RefusalNotice) => void) | null;
+  private readonly refusalNoticeIntervalMs: number;
+  private lastRefusalNoticeMs: number;
+  private suppressedRefusals: number;
   /** The pool every log's blocking work runs on. */
   readonly pool: BlockingPool;
   /** The tail-cache budget across logs (LRU between logs). */
@@ -221,6 +247,10 @@ export class LogManager {
     this.closing = null;
     this.appendGuard = (bytes) => this.checkAppend(bytes);
     this.onOfflineNotice = options.onOffline ?? null;
+    this.onRefusalNotice = options.onRefusal ?? null;
+    this.refusalNoticeIntervalMs = options.refusalNoticeIntervalMs ?? DEFAULT_REFUSAL_NOTICE_INTERVAL_MS;
+    this.lastRefusalNoticeMs = -Infinity;
+    this.suppressedRefusals = 0;
     const poolOptions = options.pool ?? {};
     this.pool = new BlockingPool({
       concurrency: poolOptions.concurrency ?? 4,
@@ -359,7 +389,11 @@ export class LogManager {
       // of any batch was at risk, so this is a retriable refusal and the
       // directory stays open (the next call finds the directory, if mkdir
       // got that far, and opens it). Other errors are fail-stop.
-      if (isTransientResourceError(error)) throw logResourceUnavailable(path, 'creating the partition', error);
+      if (isTransientResourceError(error)) {
+        const refused = logResourceUnavailable(path, 'creating the partition', error);
+        this.noteRefusal(refused, name);
+        throw refused;
+      }
       throw this.failWith(error);
     }
   }
@@ -427,7 +461,11 @@ export class LogManager {
       await this.recoveryPointCheckpoint.write(recoveryPoints);
       await this.logStartCheckpoint.write(logStarts);
     } catch (error) {
-      if (isTransientResourceError(error)) throw logResourceUnavailable(this.dir, 'writing the offset checkpoints', error);
+      if (isTransientResourceError(error)) {
+        const refused = logResourceUnavailable(this.dir, 'writing the offset checkpoints', error);
+        this.noteRefusal(refused, null);
+        throw refused;
+      }
       throw this.failWith(error);
     }
   }
@@ -484,6 +522,7 @@ export class LogManager {
       onCorruption: this.onCorruption,
       beforeAppend: this.appendGuard,
       onOffline: (cause) => this.markOffline(cause, `${positions.topic}-${positions.partition}`),
+      onRefusal: (refusal) => this.noteRefusal(refusal, `${positions.topic}-${positions.partition}`),
       pool: this.pool,
       ...(arena === null ? {} : { arena }),
       tailCache: {
@@ -546,7 +585,35 @@ export class LogManager {
 
   private checkAppend(bytes: number): void {
     if (this.stateValue === 'offline') throw logOffline(this.dir, this.failure);
-    this.diskGuard.check(bytes);
+    try {
+      this.diskGuard.check(bytes);
+    } catch (error) {
+      this.noteRefusal(error, null);
+      throw error;
+    }
+  }
+
+  /** Reports a retriable refusal: the first at once, then one per interval with the count in between. Never throws. */
+  private noteRefusal(cause: unknown, partition: string | null): void {
+    const hook = this.onRefusalNotice;
+    if (hook === null) return;
+    const now = this.now();
+    if (now - this.lastRefusalNoticeMs < this.refusalNoticeIntervalMs) {
+      this.suppressedRefusals++;
+      return;
+    }
+    const suppressed = this.suppressedRefusals;
+    this.lastRefusalNoticeMs = now;
+    this.suppressedRefusals = 0;
+    const code = (cause as { code?: unknown } | null)?.code;
+    const text = cause instanceof Error ? cause.message : String(cause);
+    const message = `seglog: data directory ${this.dir} refused a write${partition === null ? '' : ` to ${partition}`} (retriable, nothing written): ` +
+      `${typeof code === 'string' ? `${code}: ` : ''}${text}${suppressed > 0 ? ` [${suppressed} more refusals since the last notice]` : ''}`;
+    try {
+      hook({ dir: this.dir, partition, cause, suppressed, message });
+    } catch {
+      // A notice never changes the outcome of the refused call.
+    }
   }
 
   /** Refuses creates, deletes and checkpoints when offline, closed or closing (a log created during close would leak). */

@@ -120,6 +120,12 @@ export interface LogOpenOptions {
   readonly beforeAppend?: (bytes: number) => void;
   /** Called once when the log goes offline (LogManager takes its data directory offline). */
   readonly onOffline?: (cause: unknown) => void;
+  /**
+   * Called (synchronously) with each retriable SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE
+   * refusal of a mutation (out of descriptors or space before any byte was
+   * at risk); the log stays open. LogManager reports them, rate-limited.
+   */
+  readonly onRefusal?: (refusal: unknown) => void;
   /** Pool for blocking work (LogManager shares one). Default: a private pool (4 running, 4096 queued), closed with the log. */
   readonly pool?: BlockingPool;
   /** Staging memory of direct-mode writers (LogManager shares one). Default: a private 8 × 1 MiB arena made for the first direct segment. */
@@ -247,6 +253,7 @@ export class Log {
   private readonly writerLimits: BufferedWriterLimits;
   private readonly beforeAppend: ((bytes: number) => void) | null;
   private readonly onOffline: ((cause: unknown) => void) | null;
+  private readonly onRefusal: ((refusal: unknown) => void) | null;
 
   private constructor(io: Io, dir: string, config: LogConfig, options: LogOpenOptions, loaded: Awaited<ReturnType<typeof loadLog>>) {
     this.io = io;
@@ -308,6 +315,7 @@ export class Log {
     this.deleteTimers = new Set();
     this.beforeAppend = options.beforeAppend ?? null;
     this.onOffline = options.onOffline ?? null;
+    this.onRefusal = options.onRefusal ?? null;
     this.startFlushTimer();
   }
 
@@ -1563,7 +1571,10 @@ export class Log {
    */
   private failWith(error: unknown): unknown {
     if (this.stateValue === 'closed') return error;
-    if ((error as { code?: unknown } | null)?.code === 'SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE') return error;
+    if ((error as { code?: unknown } | null)?.code === 'SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE') {
+      this.onRefusal?.(error);
+      return error;
+    }
     this.fail(error);
     return logOffline(this.dir, this.failure);
   }

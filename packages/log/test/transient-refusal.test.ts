@@ -11,7 +11,7 @@ import { LogManager } from '../src/log-manager.js';
 import type { LogManagerOptions } from '../src/log-manager.js';
 import type { Log } from '../src/log.js';
 import { thrown } from './helpers.js';
-import { config, producerBatch, readAll } from './log-helpers.js';
+import { clock, config, producerBatch, readAll } from './log-helpers.js';
 
 const DATA = '/data';
 
@@ -274,6 +274,29 @@ describe('every offline transition is reported once, with its cause', () => {
     expect(notices).toHaveLength(1);
     expect(notices[0]?.partition).toBeNull();
     expect(notices[0]?.message).toMatch(/^seglog: data directory \/data is OFFLINE: SEGLOG_ERR_IO_EIO: /);
+    await manager.close();
+  });
+});
+
+describe('retriable refusals are reported, rate-limited', () => {
+  it('the first at once, then one per interval with the count suppressed in between', async () => {
+    const io = await machine();
+    const c = clock();
+    const notices: Array<{ partition: string | null; suppressed: number; message: string }> = [];
+    const manager = await open(io, { now: c.fn, refusalNoticeIntervalMs: 1000, onRefusal: (n) => notices.push({ partition: n.partition, suppressed: n.suppressed, message: n.message }) });
+    io.setFaults({ openEmfile: { nth: 1, persistent: true, path: '/' } });
+    for (let i = 0; i < 5; i++) expect(await refusal(manager.getOrCreateLog('new', 0))).toEqual(REFUSED);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({ partition: 'new-0', suppressed: 0 });
+    expect(notices[0]?.message).toContain('seglog: data directory /data refused a write to new-0 (retriable, nothing written): SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE');
+    expect(notices[0]?.message).toContain('SEGLOG_ERR_IO_TOO_MANY_FILES');
+    c.now += 1000;
+    expect(await refusal(manager.checkpoint())).toEqual(REFUSED);
+    expect(notices).toHaveLength(2);
+    expect(notices[1]).toMatchObject({ partition: null, suppressed: 4 });
+    expect(notices[1]?.message).toContain('[4 more refusals since the last notice]');
+    io.setFaults({});
+    expect(manager.state).toBe('open');
     await manager.close();
   });
 });
