@@ -2,8 +2,8 @@
 // larger budget than `pnpm test`, then a summary table. Scale 1 ≈ the smoke
 // budget; the default 4 explores every crash point of every workload with 2
 // chaotic seeds per PSOW setting and 4 crashes inside recovery, every n of
-// every fault schedule, 100 model runs, 4× the mutant budgets and 2000 cases
-// per fuzz target. Exit status 1 when any violation is found, a mutant
+// every fault schedule (and of the per-file-kind ones, with their table),
+// 100 model runs, 4× the mutant budgets and 2000 cases per fuzz target. Exit status 1 when any violation is found, a mutant
 // survives or the canaries pass. Violations print with replay commands.
 import { parseArgs } from 'node:util';
 import { readdirSync } from 'node:fs';
@@ -12,6 +12,8 @@ import path from 'node:path';
 import { runTarget, type FuzzTarget } from '../fuzz/lib/target.js';
 import { enumerateCrashes, WORKLOADS } from './lib/reliability-crash.js';
 import { lyingSyncCaught, runSchedule, SCHEDULES } from './lib/reliability-faults.js';
+import { kindSchedules, kindTable, runKindSchedule, scheduleName } from './lib/reliability-file-kinds.js';
+import type { KindStats } from './lib/reliability-file-kinds.js';
 import { runModel } from './lib/reliability-model.js';
 import { MUTANTS, mutantsAvailable, runMutant } from './lib/mutants.js';
 
@@ -50,6 +52,18 @@ if (want('faults')) {
   const canary = await lyingSyncCaught();
   row('faults', 'lying fsync (canary)', '1 run', canary.caught ? `caught [${canary.rule}]` : 'NOT CAUGHT', '-', '-', canary.caught ? 0 : 1, '-');
   if (!canary.caught) violations.push('lying fsync canary not caught: the checker cannot see data loss');
+}
+let fileKindTable = '';
+if (want('file-kinds')) {
+  const all: KindStats[] = [];
+  for (const schedule of kindSchedules()) {
+    const t = Date.now();
+    const stats = await runKindSchedule(schedule, { stride: 1, maxRuns: 200 * scale });
+    all.push(stats);
+    row('file-kinds', scheduleName(schedule), `${stats.runs} runs (${stats.faultedRuns} faulted)`, `completed at n=${stats.completedAt}`, '-', '-', stats.violations.length, `${((Date.now() - t) / 1000).toFixed(1)} s`);
+    violations.push(...stats.violations);
+  }
+  fileKindTable = kindTable(all);
 }
 if (want('model')) {
   const t = Date.now();
@@ -90,6 +104,7 @@ console.log(`\nreliability summary (scale ${scale}, seed ${seed}, ${((Date.now()
 console.log(line(header));
 console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
 for (const r of rows) console.log(line(r));
+if (fileKindTable !== '') console.log(`\noffline before the next acknowledgement, per file kind:\n\n${fileKindTable}`);
 if (violations.length > 0) {
   const kinds = new Map<string, { count: number; first: string }>();
   for (const v of violations) {

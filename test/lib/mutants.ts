@@ -8,6 +8,7 @@
 // | skipSegmentDirFsync  | no directory fsync after creating a segment        | crash enumeration (basic), power-clean after a roll: [durability]/[second-life] |
 // | skipRecoveryCrc      | recovery does not check batch CRCs                 | segment-file fuzz, full rescan: [integrity] |
 // | truncateBelowDurable | recovery cuts damage below the recovery point      | segment-file fuzz, checkpointed: [durability] |
+// | keepIndexFailure     | a failed index write-back waits for the next call  | per-file-kind schedule (.index write EIO): log open after the fault |
 //
 // The seams file is loaded at run time: until it lands in packages/log, the
 // mutants cannot be switched on and mutantsAvailable() is false.
@@ -22,9 +23,10 @@ export interface Seams {
   skipSegmentDirFsync: boolean;
   skipRecoveryCrc: boolean;
   truncateBelowDurable: boolean;
+  keepIndexFailure: boolean;
 }
 export type MutantName = keyof Seams;
-export const MUTANTS: readonly MutantName[] = ['ackBeforeSync', 'skipSegmentDirFsync', 'skipRecoveryCrc', 'truncateBelowDurable'];
+export const MUTANTS: readonly MutantName[] = ['ackBeforeSync', 'skipSegmentDirFsync', 'skipRecoveryCrc', 'truncateBelowDurable', 'keepIndexFailure'];
 
 const SEAMS_PATH = fileURLToPath(new URL('../../packages/log/src/internal/test-seams.ts', import.meta.url));
 
@@ -56,6 +58,13 @@ async function fuzzKiller(runs: number): Promise<string | null> {
   return details.failed ? String(details.errorInstance) : null;
 }
 
+async function fileKindKiller(): Promise<string | null> {
+  const { kindSchedules, runKindSchedule, scheduleName } = await import('./reliability-file-kinds.js');
+  const schedule = kindSchedules().find((s) => scheduleName(s) === '.index write EIO, transient')!;
+  const stats = await runKindSchedule(schedule, { stride: 1, maxRuns: 60 });
+  return stats.violations[0] ?? null;
+}
+
 /** Switches one mutant on, runs the checks that must kill it, switches it off. `scale` multiplies the budgets. */
 export async function runMutant(mutant: MutantName, scale = 1): Promise<MutantOutcome> {
   const seams = await loadSeams();
@@ -63,7 +72,7 @@ export async function runMutant(mutant: MutantName, scale = 1): Promise<MutantOu
   try {
     const evidence = mutant === 'ackBeforeSync' || mutant === 'skipSegmentDirFsync'
       ? await crashKiller(Math.max(1, Math.round(6 / scale)))
-      : await fuzzKiller(300 * scale);
+      : mutant === 'keepIndexFailure' ? await fileKindKiller() : await fuzzKiller(300 * scale);
     return { mutant, killed: evidence !== null, evidence: evidence?.split('\n')[0] ?? 'survived: no check reported a violation' };
   } finally {
     seams[mutant] = false;

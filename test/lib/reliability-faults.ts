@@ -11,6 +11,9 @@
 //   (SimIo.injected), and it is typed (SEGLOG_ERR_*);
 // - after the failure the log is offline: durable() and appends reject with
 //   SEGLOG_ERR_LOG_OFFLINE — nothing is acknowledged after the failure;
+//   except a retriable SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE (ENOSPC creating
+//   a roll's segment, before any byte of a batch was at risk): the log stays
+//   open and nothing was acknowledged for the refused call;
 // - a fresh view of the machine (recover 'process': the page cache kept;
 //   and 'power-clean': only what was synced) opens with the checkpoints the
 //   ledger holds and passes the crash checker: no acknowledged-durable record
@@ -50,6 +53,19 @@ export interface FaultStats {
   injected: number;
   completedAt: number | null;
   readonly violations: string[];
+}
+
+/**
+ * A retriable refusal (out of space or descriptors before any byte of a
+ * batch was at risk: a roll's new segment, a reservation) leaves the log
+ * open; nothing was acknowledged for the refused call.
+ */
+async function checkRefusedOpen(workload: CrashWorkload, acked: number): Promise<void> {
+  const log = workload.current;
+  if (log === null || log.state === 'closed') return;
+  if (log.state !== 'open') throw new CheckFailure('fail-stop', `after a retriable refusal the log is ${log.state}, not open`);
+  if (workload.ledger.acked !== acked) throw new CheckFailure('fail-stop', 'an acknowledgement of the refused call');
+  await log.close().catch(() => undefined);
 }
 
 async function checkOffline(workload: CrashWorkload): Promise<void> {
@@ -104,7 +120,8 @@ export async function runFaulted(schedule: Schedule, n: number): Promise<{ injec
     } else {
       if (error === null) throw new CheckFailure('error-iff-fault', `${injected} fault(s) injected, yet the run completed without an error`);
       if (!isTyped(error)) throw new CheckFailure('typed', `untyped error: ${(error as Error).stack ?? String(error)}`);
-      await checkOffline(workload);
+      if (codeOf(error) === 'SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE') await checkRefusedOpen(workload, ledger.acked);
+      else await checkOffline(workload);
     }
     if (ledger.problems.length > 0) throw new CheckFailure('offsets', ledger.problems.join('; '));
     await reopenAndCheck(io, ledger);

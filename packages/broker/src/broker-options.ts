@@ -26,6 +26,13 @@ export interface BrokerOptions {
   readonly preallocate: boolean;
   /** Accepted and reported; the LogManager does not take a tail-cache budget yet (ignored). */
   readonly tailCacheBytes: number | null;
+  /**
+   * The free-space floor of the data directory (LogConfig / LogManager
+   * `minFreeBytes`): appends that would leave less free are refused with a
+   * retriable KAFKA_STORAGE_ERROR (SEGLOG_ERR_LOG_DISK_FULL); 0 disables the
+   * guard. null = the LogConfig default, 64 MiB. `--min-free-bytes`.
+   */
+  readonly minFreeBytes: number | null;
   /** Partitions of a topic created by Metadata auto-creation (0 disables it); also CreateTopics' default. */
   readonly autoCreatePartitions: number;
   /** Partitions are BlackholeLogs: appends are checked and discarded, fetches fail (benchmark mode). */
@@ -75,6 +82,7 @@ export const BROKER_DEFAULTS: BrokerOptions = Object.freeze({
   writeMode: 'buffered',
   preallocate: false,
   tailCacheBytes: null,
+  minFreeBytes: null,
   autoCreatePartitions: 1,
   blackhole: false,
   ackMode: 'written',

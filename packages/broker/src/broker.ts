@@ -46,6 +46,8 @@ function logConfigOf(options: BrokerOptions): LogConfig {
   const values: { -readonly [K in keyof LogConfigValues]?: LogConfigValues[K] } = { ...overrides };
   if (options.flushIntervalMs !== null) values.flushIntervalMs = options.flushIntervalMs;
   if (options.flushIntervalMessages !== null) values.flushIntervalMessages = options.flushIntervalMessages;
+  // The disk guard's floor and the reservation's free-space floor (LogManager takes the config's).
+  if (options.minFreeBytes !== null) values.minFreeBytes = options.minFreeBytes;
   return new LogConfig(values);
 }
 
@@ -91,7 +93,7 @@ export class Broker {
       ids = opened;
       allocate = () => opened.allocate();
     }
-    const store = await TopicStore.open({ dataDir: options.dataDir, blackhole: options.blackhole, config, tailCacheBytes: options.tailCacheBytes });
+    const store = await TopicStore.open({ dataDir: options.dataDir, blackhole: options.blackhole, config, tailCacheBytes: options.tailCacheBytes, log: options.log });
     try {
       // Producer ids are never reused: none handed out may be one the logs' producer state already holds.
       if (ids !== null) ids.ensureAbove(...highestProducerId(store));

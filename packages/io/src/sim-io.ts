@@ -67,6 +67,8 @@ export interface SimFaults {
   readonly lyingSync?: FaultRule;
   /** A read succeeds but one bit of what it returns is flipped. */
   readonly readCorruption?: FaultRule;
+  /** EMFILE from open (the process is out of file descriptors); nothing is created. */
+  readonly openEmfile?: FaultRule;
   /** ENOSPC once the files' logical sizes would exceed this many bytes. */
   readonly quotaBytes?: number;
 }
@@ -107,7 +109,7 @@ export interface SimIoOptions {
 type Resolved = Required<Omit<SimIoOptions, 'faults' | 'crashAt' | 'onCrashPoint'>> & Pick<SimIoOptions, 'crashAt' | 'onCrashPoint'>;
 
 const faultKinds: readonly FaultKind[] = [
-  'writeEio', 'syncEio', 'readEio', 'shortWrite', 'zeroWrite', 'lyingSync', 'readCorruption', 'nospc',
+  'writeEio', 'syncEio', 'readEio', 'shortWrite', 'zeroWrite', 'lyingSync', 'readCorruption', 'openEmfile', 'nospc',
 ];
 
 function zeroCounts(): Record<FaultKind, number> {
@@ -473,6 +475,7 @@ export class SimIo implements Io {
     const path = SimDisk.normalize(p);
     const { state } = this;
     state.alive('open', path);
+    if (state.fault('openEmfile', path)) throw ioErrorFromErrno('EMFILE', 'open', path);
     const walk = state.disk.walk(path, 'open');
     if (options.create === true) state.crashPoint('open', path);
     let node = walk.node;

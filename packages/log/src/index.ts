@@ -46,6 +46,6 @@ export { ProducerStateEntry, NUM_BATCHES_TO_RETAIN, NO_PRODUCER_EPOCH, NO_SEQUEN
 export type { BatchMetadata } from './producer-state-entry.js';
 export { encodeSnapshot, decodeSnapshot, snapshotOffsets, latestValidSnapshot, PRODUCER_SNAPSHOT_ENTRY_BYTES } from './producer-snapshot.js';
 export type { ProducerSnapshotEntry } from './producer-snapshot.js';
-export { LogManager, CLEAN_SHUTDOWN_VERSION } from './log-manager.js';
-export type { LogManagerOptions, LogManagerState, SkippedEntry } from './log-manager.js';
+export { LogManager, CLEAN_SHUTDOWN_VERSION, describeOffline } from './log-manager.js';
+export type { LogManagerOptions, LogManagerState, OfflineNotice, RefusalNotice, SkippedEntry } from './log-manager.js';
 export type { DiskGuard, DiskGuardOptions } from './internal/disk-guard.js';

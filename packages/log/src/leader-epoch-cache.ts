@@ -15,7 +15,9 @@
 // - Checkpoint writes run one at a time; a write that has not started yet
 //   takes every change made before it starts (so concurrent assigns share one
 //   write). The first write failure is kept and rethrown by every later
-//   assign/flush/clear: a log directory that failed a write is fail-stop.
+//   assign/flush/clear, and reported at once to the failure listener (the
+//   owning Log goes offline when a background rewrite fails, not at the next
+//   flush): a log directory that failed a write is fail-stop.
 
 import { assert } from '@seglog/common';
 import type { Io } from '@seglog/io';
@@ -45,6 +47,7 @@ export class LeaderEpochCache {
   private pendingWrite: Promise<void> | null;
   private tail: Promise<void>;
   private failure: unknown;
+  private failureListener: ((error: unknown) => void) | null;
   /** Checkpoint writes queued or running. */
   private unsettled: number;
 
@@ -55,6 +58,7 @@ export class LeaderEpochCache {
     this.pendingWrite = null;
     this.tail = Promise.resolve();
     this.failure = undefined;
+    this.failureListener = null;
     this.unsettled = 0;
   }
 
@@ -83,6 +87,16 @@ export class LeaderEpochCache {
 
   get path(): string {
     return this.checkpoint.path;
+  }
+
+  /**
+   * Calls `listener` (synchronously, once) with the first failed checkpoint
+   * write, background rewrites nobody awaits included (the Log's fail-stop).
+   * A failure already kept is reported at once.
+   */
+  setFailureListener(listener: (error: unknown) => void): void {
+    this.failureListener = listener;
+    if (this.failure !== undefined) listener(this.failure);
   }
 
   /** A copy of the entries, in epoch order. */
@@ -246,7 +260,9 @@ export class LeaderEpochCache {
       this.unsettled--;
     }, (error: unknown) => {
       this.unsettled--;
-      if (this.failure === undefined) this.failure = error;
+      if (this.failure !== undefined) return;
+      this.failure = error;
+      this.failureListener?.(error);
     });
     return write;
   }

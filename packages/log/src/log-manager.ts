@@ -24,9 +24,10 @@
 //
 // Fail-stop (Kafka's LogDirFailureChannel): when any log goes offline, or a
 // checkpoint or marker write fails, the whole directory is offline until the
-// process reopens it: appends to every log and getOrCreateLog/deleteLog fail
-// fast with SEGLOG_ERR_LOG_OFFLINE, no further checkpoint is written, and
-// close() writes no marker. Reads keep working.
+// process reopens it: every log in it goes offline too (appends, markers,
+// written()/durable() waiters reject), getOrCreateLog/deleteLog fail fast
+// with SEGLOG_ERR_LOG_OFFLINE, no further checkpoint is written, and close()
+// writes no marker. Reads keep working.
 //
 // Free space: a DiskGuard (internal/disk-guard.ts) checked by every Log
 // before it accepts an append; below the floor, SEGLOG_ERR_LOG_DISK_FULL
@@ -45,7 +46,7 @@ import type { Io, IoLock } from '@seglog/io';
 import { FileNames } from './file-names.js';
 import type { ParsedPartitionDirName } from './file-names.js';
 import { DiskGuard } from './internal/disk-guard.js';
-import { logClosed, logOffline } from './internal/log-errors.js';
+import { isTransientResourceError, logClosed, logOffline, logResourceUnavailable } from './internal/log-errors.js';
 import { addPlacement, newPlacementMetrics } from './internal/placement.js';
 import type { PlacementMetrics } from './internal/placement.js';
 import { TailCacheBudget } from './tail-cache.js';
@@ -80,6 +81,53 @@ export interface LogManagerOptions {
   readonly arena?: { readonly chunkBytes?: number; readonly chunkCount?: number };
   /** Tail caches: per log (default 8 MiB) and for all logs together (default 256 MiB). */
   readonly tailCache?: { readonly perLogBytes?: number; readonly totalBytes?: number; readonly chunkBytes?: number };
+  /**
+   * Called once, synchronously, when the directory goes offline, with its
+   * cause (the broker prints notice.message). Default: nothing. A throwing
+   * hook is ignored: the failure path never throws.
+   */
+  readonly onOffline?: (notice: OfflineNotice) => void;
+  /**
+   * Called when appends or creations are refused for a transient cause
+   * (SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE, SEGLOG_ERR_LOG_DISK_FULL): the
+   * first at once, then at most one notice per refusalNoticeIntervalMs
+   * (injected clock) carrying the count suppressed since the last one, so a
+   * refused produce storm is visible without flooding. Default: nothing.
+   */
+  readonly onRefusal?: (notice: RefusalNotice) => void;
+  /** Minimum time between two refusal notices. Default 10000. */
+  readonly refusalNoticeIntervalMs?: number;
+}
+
+/** A retriable refusal (LogManagerOptions.onRefusal). */
+export interface RefusalNotice {
+  readonly dir: string;
+  /** The `<topic>-<partition>` refused, or null (the disk guard, a checkpoint). */
+  readonly partition: string | null;
+  readonly cause: unknown;
+  /** Refusals since the previous notice that were not reported. */
+  readonly suppressed: number;
+  readonly message: string;
+}
+
+/** What took a data directory offline (LogManagerOptions.onOffline). */
+export interface OfflineNotice {
+  readonly dir: string;
+  /** The `<topic>-<partition>` whose I/O failed first, or null (a checkpoint, the marker, a partition's creation or deletion). */
+  readonly partition: string | null;
+  /** The first failure (usually a SEGLOG_ERR_IO_* error). */
+  readonly cause: unknown;
+  /** One line for an operator: what failed, and what it means. */
+  readonly message: string;
+}
+
+/** The operator's line for an offline transition: the cause's code and message, and the consequence. */
+export function describeOffline(dir: string, partition: string | null, cause: unknown): string {
+  const code = (cause as { code?: unknown } | null)?.code;
+  const text = cause instanceof Error ? cause.message : String(cause);
+  const where = partition === null ? '' : ` (first failure in partition ${partition})`;
+  return `seglog: data directory ${dir} is OFFLINE${where}: ${typeof code === 'string' ? `${code}: ` : ''}${text}. ` +
+    'Every log in it refuses appends (KAFKA_STORAGE_ERROR) until it is reopened (restart); reads of written data continue.';
 }
 
 export type LogManagerState = 'open' | 'offline' | 'closed';
@@ -93,6 +141,7 @@ export interface SkippedEntry {
 export const CLEAN_SHUTDOWN_VERSION = 0;
 const DEFAULT_DISK_CHECK_INTERVAL_MS = 1000;
 const DEFAULT_CHECKPOINT_INTERVAL_MS = 60_000;
+const DEFAULT_REFUSAL_NOTICE_INTERVAL_MS = 10_000;
 const TIMER_MAX_MS = 0x7fffffff;
 
 function lockedError(dir: string, cause: unknown): SeglogError {
@@ -160,7 +209,11 @@ export class LogManager {
   private checkpointTimer: NodeJS.Timeout | null;
   private closing: Promise<void> | null;
   private readonly appendGuard: (bytes: number) => void;
-  private readonly offlineHook: (cause: unknown) => void;
+  private readonly onOfflineNotice: ((notice: OfflineNotice) => void) | null;
+  private readonly onRefusalNotice: ((notice: RefusalNotice) => void) | null;
+  private readonly refusalNoticeIntervalMs: number;
+  private lastRefusalNoticeMs: number;
+  private suppressedRefusals: number;
   /** The pool every log's blocking work runs on. */
   readonly pool: BlockingPool;
   /** The tail-cache budget across logs (LRU between logs). */
@@ -193,7 +246,11 @@ export class LogManager {
     this.checkpointTimer = null;
     this.closing = null;
     this.appendGuard = (bytes) => this.checkAppend(bytes);
-    this.offlineHook = (cause) => this.markOffline(cause);
+    this.onOfflineNotice = options.onOffline ?? null;
+    this.onRefusalNotice = options.onRefusal ?? null;
+    this.refusalNoticeIntervalMs = options.refusalNoticeIntervalMs ?? DEFAULT_REFUSAL_NOTICE_INTERVAL_MS;
+    this.lastRefusalNoticeMs = -Infinity;
+    this.suppressedRefusals = 0;
     const poolOptions = options.pool ?? {};
     this.pool = new BlockingPool({
       concurrency: poolOptions.concurrency ?? 4,
@@ -328,6 +385,15 @@ export class LogManager {
       if (this.stateValue !== 'open') await this.refuseLate(log);
       return log;
     } catch (error) {
+      // Out of descriptors or space while making a new, empty log: nothing
+      // of any batch was at risk, so this is a retriable refusal and the
+      // directory stays open (the next call finds the directory, if mkdir
+      // got that far, and opens it). Other errors are fail-stop.
+      if (isTransientResourceError(error)) {
+        const refused = logResourceUnavailable(path, 'creating the partition', error);
+        this.noteRefusal(refused, name);
+        throw refused;
+      }
       throw this.failWith(error);
     }
   }
@@ -367,7 +433,11 @@ export class LogManager {
   /**
    * Writes both checkpoint files from every log's durableOffset and
    * logStartOffset. Runs one at a time; a failure takes the directory
-   * offline (SEGLOG_ERR_LOG_OFFLINE). Refused when offline or closed.
+   * offline (SEGLOG_ERR_LOG_OFFLINE), except out of descriptors or space
+   * (EMFILE/ENFILE/ENOSPC): the write is atomic (tmp, fsync, rename), so the
+   * previous checkpoint is intact and only staler; that is the retriable
+   * SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE and the next checkpoint tries again.
+   * Refused when offline or closed.
    */
   checkpoint(): Promise<void> {
     const run = this.checkpointTail.then(() => {
@@ -392,6 +462,11 @@ export class LogManager {
       await this.recoveryPointCheckpoint.write(recoveryPoints);
       await this.logStartCheckpoint.write(logStarts);
     } catch (error) {
+      if (isTransientResourceError(error)) {
+        const refused = logResourceUnavailable(this.dir, 'writing the offset checkpoints', error);
+        this.noteRefusal(refused, null);
+        throw refused;
+      }
       throw this.failWith(error);
     }
   }
@@ -426,7 +501,7 @@ export class LogManager {
       }
     } catch (error) {
       failure = error;
-      this.markOffline(error);
+      this.markOffline(error, null);
     }
     await this.diskGuard.idle();
     await this.closeHandles();
@@ -447,7 +522,8 @@ export class LogManager {
       now: this.now,
       onCorruption: this.onCorruption,
       beforeAppend: this.appendGuard,
-      onOffline: this.offlineHook,
+      onOffline: (cause) => this.markOffline(cause, `${positions.topic}-${positions.partition}`),
+      onRefusal: (refusal) => this.noteRefusal(refusal, `${positions.topic}-${positions.partition}`),
       pool: this.pool,
       ...(arena === null ? {} : { arena }),
       tailCache: {
@@ -507,7 +583,35 @@ export class LogManager {
 
   private checkAppend(bytes: number): void {
     if (this.stateValue === 'offline') throw logOffline(this.dir, this.failure);
-    this.diskGuard.check(bytes);
+    try {
+      this.diskGuard.check(bytes);
+    } catch (error) {
+      this.noteRefusal(error, null);
+      throw error;
+    }
+  }
+
+  /** Reports a retriable refusal: the first at once, then one per interval with the count in between. Never throws. */
+  private noteRefusal(cause: unknown, partition: string | null): void {
+    const hook = this.onRefusalNotice;
+    if (hook === null) return;
+    const now = this.now();
+    if (now - this.lastRefusalNoticeMs < this.refusalNoticeIntervalMs) {
+      this.suppressedRefusals++;
+      return;
+    }
+    const suppressed = this.suppressedRefusals;
+    this.lastRefusalNoticeMs = now;
+    this.suppressedRefusals = 0;
+    const code = (cause as { code?: unknown } | null)?.code;
+    const text = cause instanceof Error ? cause.message : String(cause);
+    const message = `seglog: data directory ${this.dir} refused a write${partition === null ? '' : ` to ${partition}`} (retriable, nothing written): ` +
+      `${typeof code === 'string' ? `${code}: ` : ''}${text}${suppressed > 0 ? ` [${suppressed} more refusals since the last notice]` : ''}`;
+    try {
+      hook({ dir: this.dir, partition, cause, suppressed, message });
+    } catch {
+      // A notice never changes the outcome of the refused call.
+    }
   }
 
   /** Refuses creates, deletes and checkpoints when offline, closed or closing (a log created during close would leak). */
@@ -516,19 +620,32 @@ export class LogManager {
     if (this.stateValue === 'closed' || this.closing !== null) throw logClosed(this.dir);
   }
 
-  /** Takes the directory offline (once; the first cause is kept). Never throws: Log calls it from its failure path. */
-  private markOffline(cause: unknown): void {
+  /**
+   * Takes the directory offline (once; the first cause is kept), and with it
+   * every log in it (a failed checkpoint or marker write, or one failed log,
+   * is a failed directory: nothing in it is acknowledged any more). Never
+   * throws: Log calls it from its failure path.
+   */
+  private markOffline(cause: unknown, partition: string | null): void {
     if (this.stateValue !== 'open') return;
     this.stateValue = 'offline';
     this.failure = cause;
     this.stopCheckpointTimer();
+    for (const log of this.logsByName.values()) log.markOffline(cause);
+    const hook = this.onOfflineNotice;
+    if (hook === null) return;
+    try {
+      hook({ dir: this.dir, partition, cause, message: describeOffline(this.dir, partition, cause) });
+    } catch {
+      // The failure path never throws; the directory is offline either way.
+    }
   }
 
   /** The I/O-error funnel: the directory goes offline and the caller gets SEGLOG_ERR_LOG_OFFLINE. */
   private failWith(error: unknown): unknown {
     if (isCode(error, 'SEGLOG_ERR_LOG_OFFLINE') && this.stateValue === 'offline') return error;
     if (this.stateValue === 'closed') return error;
-    this.markOffline(error);
+    this.markOffline(error, null);
     return logOffline(this.dir, this.failure);
   }
 

@@ -61,7 +61,7 @@ import type { FollowerPlan, LeaderPlan, PlanContext, TxnMarkerOptions } from './
 import { loadLog, replayProducerState } from './internal/log-loader.js';
 import type { CorruptionPolicy } from './internal/log-loader.js';
 import { DirectSegmentWriter } from './internal/direct-segment-writer.js';
-import { logClosed, logOffline, logQueueFull, logTruncated, offsetOutOfRange } from './internal/log-errors.js';
+import { isTransientResourceError, logClosed, logOffline, logQueueFull, logResourceUnavailable, logTruncated, offsetOutOfRange } from './internal/log-errors.js';
 import { OffsetWaiters } from './internal/offset-waiters.js';
 import { newPlacementMetrics } from './internal/placement.js';
 import type { PlacementMetrics, PlacementReason } from './internal/placement.js';
@@ -120,6 +120,12 @@ export interface LogOpenOptions {
   readonly beforeAppend?: (bytes: number) => void;
   /** Called once when the log goes offline (LogManager takes its data directory offline). */
   readonly onOffline?: (cause: unknown) => void;
+  /**
+   * Called (synchronously) with each retriable SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE
+   * refusal of a mutation (out of descriptors or space before any byte was
+   * at risk); the log stays open. LogManager reports them, rate-limited.
+   */
+  readonly onRefusal?: (refusal: unknown) => void;
   /** Pool for blocking work (LogManager shares one). Default: a private pool (4 running, 4096 queued), closed with the log. */
   readonly pool?: BlockingPool;
   /** Staging memory of direct-mode writers (LogManager shares one). Default: a private 8 × 1 MiB arena made for the first direct segment. */
@@ -247,6 +253,7 @@ export class Log {
   private readonly writerLimits: BufferedWriterLimits;
   private readonly beforeAppend: ((bytes: number) => void) | null;
   private readonly onOffline: ((cause: unknown) => void) | null;
+  private readonly onRefusal: ((refusal: unknown) => void) | null;
 
   private constructor(io: Io, dir: string, config: LogConfig, options: LogOpenOptions, loaded: Awaited<ReturnType<typeof loadLog>>) {
     this.io = io;
@@ -266,6 +273,8 @@ export class Log {
     });
     this.pool = options.pool ?? new BlockingPool({ concurrency: 4, maxQueued: 4096, reservedQueued: 64 });
     this.segments = loaded.segments;
+    for (const segment of this.segments) segment.setFailureListener(this.onBackgroundFailure);
+    this.epochCache.setFailureListener(this.onBackgroundFailure);
     this.writerLimits = options.writerLimits ?? DEFAULT_WRITER_LIMITS;
     this.writerWrites = 0;
     // Placeholders until activate() (Log.open) makes the segment's writer and reservation.
@@ -306,6 +315,7 @@ export class Log {
     this.deleteTimers = new Set();
     this.beforeAppend = options.beforeAppend ?? null;
     this.onOffline = options.onOffline ?? null;
+    this.onRefusal = options.onRefusal ?? null;
     this.startFlushTimer();
   }
 
@@ -404,12 +414,18 @@ export class Log {
     return this.highWatermarkValue;
   }
 
-  /** Resolves once the record at `offset` is in the file (writtenOffset > offset). */
+  /**
+   * Resolves once the record at `offset` is in the file (writtenOffset >
+   * offset). Offline, only records durable before the failure still answer:
+   * a batch written but not durable may be one the failure lost (a failed
+   * fdatasync drops its pages), and nothing is acknowledged past a failure.
+   */
   written(offset: number): Promise<void> {
     assert(Number.isSafeInteger(offset), 'Log.written: offset must be a safe integer');
-    if (offset < this.writtenOffsetValue) return RESOLVED;
+    if (offset < this.durableOffsetValue) return RESOLVED;
     const refused = this.refusal();
     if (refused !== null) return Promise.reject(refused);
+    if (offset < this.writtenOffsetValue) return RESOLVED;
     return this.writtenWaiters.add(offset);
   }
 
@@ -482,10 +498,12 @@ export class Log {
     try {
       this.beforeAppend?.(TXN_MARKER_BYTES);
       this.checkWritable();
-      return this.pooledMutation(this.pendingMutations > 0 ? 'pending' : 'control', () => {
+      return this.pooledMutation(this.pendingMutations > 0 ? 'pending' : 'control', async () => {
         this.checkWritable();
         const plan = planMarker(this.producerState, marker, this.planContext(nowMs));
-        return this.appendPlanned(plan, marker.leaderEpoch, nowMs);
+        const result = await this.appendPlanned(plan, marker.leaderEpoch, nowMs);
+        await this.drainTxnIndex();
+        return result;
       });
     } catch (error) {
       return Promise.reject(error);
@@ -604,9 +622,48 @@ export class Log {
     const end = this.active.size + sizeInBytes;
     if (this.reservation.needsGrowth(end)) {
       await this.writer.drain();
-      await this.reservation.grow(end);
+      await this.growReservation(end);
     }
     if (!this.writer.hasRoom(sizeInBytes)) await this.writer.whenRoom();
+  }
+
+  /**
+   * A marker's acknowledgement depends on its .txnindex entry (the record
+   * read_committed fetches use to skip the aborted data): wait for the active
+   * segment's write-back, so a failed one refuses the marker (the log is
+   * offline) instead of surfacing at close(). COMMIT markers and markers
+   * that abort nothing find nothing to write. Markers are rare pool work.
+   */
+  private async drainTxnIndex(): Promise<void> {
+    const index = this.active.txnIndex;
+    if (index === null) return;
+    try {
+      await index.drain();
+    } catch (error) {
+      throw this.failWith(error);
+    }
+    // The listener may have taken the log offline meanwhile (another index).
+    this.checkWritable();
+  }
+
+  /** Failure reports of background writes (index write-backs, epoch checkpoint rewrites): fail-stop at once. */
+  private readonly onBackgroundFailure = (error: unknown): void => {
+    this.fail(error);
+  };
+
+  /**
+   * Grows the active segment's reservation. Out of space or descriptors
+   * here is a retriable refusal (SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE), not
+   * fail-stop: the fill writes only past the logical end, no batch byte is
+   * at risk, and the next append tries again from the same reserved end.
+   */
+  private async growReservation(end: number): Promise<void> {
+    try {
+      await this.reservation.grow(end);
+    } catch (error) {
+      if (isTransientResourceError(error)) throw logResourceUnavailable(this.dir, 'growing the segment reservation', error);
+      throw error;
+    }
   }
 
   /** Records an aborted transaction in the active segment (the one holding its ABORT marker). */
@@ -757,13 +814,19 @@ export class Log {
     this.writerReady = true;
   }
 
-  /** A direct writer over a new O_DIRECT handle, or null (fall back to buffered for this segment). */
+  /**
+   * A direct writer over a new O_DIRECT handle, or null (fall back to
+   * buffered for this segment): O_DIRECT refused, no staging chunk free, or
+   * no descriptor for the second handle (EMFILE/ENFILE: the buffered handle
+   * is already open, so the segment is written without one more).
+   */
   private async openDirectWriter(segment: Segment): Promise<SegmentWriter | null> {
     let file: IoFile;
     try {
       file = await this.io.open(Segment.path(this.dir, segment.baseOffset, 'log'), { direct: true });
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'SEGLOG_ERR_IO_DIRECT_UNSUPPORTED') throw error;
+      const code = (error as { code?: unknown }).code;
+      if (code !== 'SEGLOG_ERR_IO_DIRECT_UNSUPPORTED' && code !== 'SEGLOG_ERR_IO_TOO_MANY_FILES') throw error;
       this.metrics.directFallbacks++;
       return null;
     }
@@ -844,19 +907,41 @@ export class Log {
     // an index below the recovery point is trusted, not rebuilt. Found by
     // test/crash-points.test.ts (ENGINE BUG 2/2b).
     await old.flushIndexes();
-    // Kafka's roll: a producer snapshot at the new base (committed state only).
+    // Kafka's roll: a producer snapshot at the new base (committed state only), with the new segment.
     if (base > this.producerState.mapEndOffset) this.producerState.updateMapEndOffset(base);
-    await this.producerState.takeSnapshot();
-    const segment = await Segment.create(this.io, this.dir, base, this.config, { nowMs, rollJitterMs: rollJitter(this.config, this.random) });
+    const segment = await this.createSegmentOrResume(old, base, nowMs);
+    segment.setFailureListener(this.onBackgroundFailure);
     this.segments.push(segment);
     this.tailCache.roll(0);
     this.cacheBase = segment.baseOffset;
     await this.activate(segment);
-    // The first reservation step of the new segment (pool work: rolls run inside pooled appends).
-    await this.reservation.grow(1);
     this.dirDirty = true;
     this.metrics.rolls++;
     this.requestFlush(base);
+    // The first reservation step of the new segment (pool work: rolls run inside pooled appends).
+    await this.growReservation(1);
+  }
+
+  /**
+   * The roll's producer snapshot (Kafka's, at the new base: committed state
+   * only) and new segment. When the snapshot or the segment's files cannot
+   * be created for want of descriptors or space (nothing of any batch written
+   * yet; a snapshot is derived state, rewritten by the next roll), the sealed
+   * `old` segment becomes the active one again (index capacity restored, a
+   * new writer) and the append is refused with the retriable
+   * SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE: the log stays open, the next append
+   * rolls again.
+   */
+  private async createSegmentOrResume(old: Segment, base: number, nowMs: number): Promise<Segment> {
+    try {
+      await this.producerState.takeSnapshot();
+      return await Segment.create(this.io, this.dir, base, this.config, { nowMs, rollJitterMs: rollJitter(this.config, this.random) });
+    } catch (error) {
+      if (!isTransientResourceError(error)) throw error;
+      await old.resizeIndexes();
+      await this.activate(old);
+      throw logResourceUnavailable(this.dir, `creating segment ${base}`, error);
+    }
   }
 
   /** Rolls now (tests, tools, retention): a new empty active segment at the log end offset. */
@@ -935,7 +1020,12 @@ export class Log {
       // Not writer.sync(): a roll during this flush replaces the writer.
       await segment.logFile.file.fdatasync();
       this.metrics.flushes++;
+      // Sealed: indexes synced (trusted below the recovery point). Active:
+      // rebuilt by recovery, so not synced, but their write-backs must have
+      // landed: a durable acknowledgement never precedes a failed index
+      // write of the range it covers (the failure is fail-stop).
       if (segment !== this.active) await segment.flushIndexes();
+      else await segment.drainIndexes();
     }
     if (dirDirty && !seams.skipSegmentDirFsync) {
       await this.io.fsyncDir(this.dir);
@@ -1238,6 +1328,7 @@ export class Log {
       this.segments = [];
       for (const segment of doomed) await this.deleteSegment(segment);
       const segment = await Segment.create(this.io, this.dir, offset, this.config, { nowMs: this.now(), rollJitterMs: rollJitter(this.config, this.random) });
+      segment.setFailureListener(this.onBackgroundFailure);
       this.segments.push(segment);
       this.tailCache.roll(0);
       await this.activate(segment);
@@ -1450,6 +1541,16 @@ export class Log {
     this.stateValue = 'closed';
   }
 
+  /**
+   * Takes the log offline because its data directory failed elsewhere (a
+   * checkpoint or marker write, another log: Kafka's LogDirFailureChannel).
+   * Nothing more is acknowledged; reads of written data keep working.
+   * No-op unless open.
+   */
+  markOffline(cause: unknown): void {
+    this.fail(cause);
+  }
+
   /** Marks the log offline (once) and rejects every waiter. */
   private fail(error: unknown): void {
     if (this.stateValue !== 'open') return;
@@ -1463,9 +1564,17 @@ export class Log {
     this.onOffline?.(error);
   }
 
-  /** The I/O-error funnel of mutations: the log goes offline and the caller gets SEGLOG_ERR_LOG_OFFLINE. */
+  /**
+   * The I/O-error funnel of mutations: the log goes offline and the caller
+   * gets SEGLOG_ERR_LOG_OFFLINE. A retriable refusal (a resource missing
+   * before any byte was at risk) passes through and the log stays open.
+   */
   private failWith(error: unknown): unknown {
     if (this.stateValue === 'closed') return error;
+    if ((error as { code?: unknown } | null)?.code === 'SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE') {
+      this.onRefusal?.(error);
+      return error;
+    }
     this.fail(error);
     return logOffline(this.dir, this.failure);
   }

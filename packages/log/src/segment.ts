@@ -154,19 +154,28 @@ export class Segment {
     return `${dir}/${FileNames.segmentFileName(baseOffset, kind, transient)}`;
   }
 
-  /** Creates a new empty segment (leftover files with this base are removed first). */
+  /**
+   * Creates a new empty segment (leftover files with this base are removed
+   * first). On failure nothing stays open and the files it created are
+   * removed (best effort: a later create removes leftovers anyway), so a
+   * refused roll or partition creation (EMFILE, ENOSPC) can be retried.
+   */
   static async create(io: Io, dir: string, baseOffset: number, config: LogConfig, options: SegmentCreateOptions): Promise<Segment> {
     assert(Number.isSafeInteger(baseOffset) && baseOffset >= 0, 'Segment.create: baseOffset must be a non-negative safe integer');
     for (const kind of ['log', 'index', 'timeindex', 'txnindex'] as const) {
       const path = Segment.path(dir, baseOffset, kind);
       if (await io.exists(path)) await io.unlink(path);
     }
-    const file = await io.open(Segment.path(dir, baseOffset, 'log'), { create: true, exclusive: true });
+    const logPath = Segment.path(dir, baseOffset, 'log');
+    const file = await io.open(logPath, { create: true, exclusive: true });
     const logFile = new SegmentFileRef(file);
+    const opened: Array<{ delete(): Promise<void> }> = [];
     try {
       const indexOptions = { baseOffset, maxIndexBytes: config.segmentIndexBytes };
       const offsetIndex = await OffsetIndex.open(io, Segment.path(dir, baseOffset, 'index'), indexOptions);
+      opened.push(offsetIndex);
       const timeIndex = await TimeIndex.open(io, Segment.path(dir, baseOffset, 'timeindex'), indexOptions);
+      opened.push(timeIndex);
       // Opening a missing .txnindex creates no file (it appears at the first abort).
       const txnIndex = await TxnIndex.open(io, Segment.path(dir, baseOffset, 'txnindex'), { baseOffset });
       const segment = new Segment(io, dir, baseOffset, config, {
@@ -174,7 +183,9 @@ export class Segment {
       });
       return segment;
     } catch (error) {
+      for (const index of opened) await index.delete().catch(() => undefined);
       await logFile.release();
+      await io.unlink(logPath).catch(() => undefined);
       throw error;
     }
   }
@@ -749,6 +760,25 @@ export class Segment {
   async resizeIndexes(): Promise<void> {
     await this.offsetIndex.resize(this.config.segmentIndexBytes);
     await this.timeIndex.resize(this.config.segmentIndexBytes);
+  }
+
+  /**
+   * Routes the first failure of any index file operation (background
+   * write-backs nobody awaits included) to `listener`: the owning Log's
+   * fail-stop, so the failure takes the log offline before any later
+   * acknowledgement instead of surfacing at close().
+   */
+  setFailureListener(listener: (error: unknown) => void): void {
+    this.offsetIndex.setFailureListener(listener);
+    this.timeIndex.setFailureListener(listener);
+    this.txnIndex?.setFailureListener(listener);
+  }
+
+  /** Waits for the indexes' pending write-backs (no fdatasync); rejects with the first failure. */
+  async drainIndexes(): Promise<void> {
+    await this.offsetIndex.drain();
+    await this.timeIndex.drain();
+    if (this.txnIndex !== null) await this.txnIndex.drain();
   }
 
   /** Writes back and fdatasyncs the indexes (rebuildable, so off the hot path). */

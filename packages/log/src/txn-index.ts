@@ -200,6 +200,16 @@ export class TxnIndex {
     return this.storage.flush();
   }
 
+  /** Waits for pending write-backs (no fdatasync); rejects with the kept failure. */
+  drain(): Promise<void> {
+    return this.storage.drain();
+  }
+
+  /** Reports the first failed file operation (background write-backs included) to `listener` (the log's fail-stop). */
+  setFailureListener(listener: (error: unknown) => void): void {
+    this.storage.setFailureListener(listener);
+  }
+
   renameTo(path: string): Promise<void> {
     return this.storage.rename(path);
   }

@@ -52,6 +52,8 @@ export interface TopicStoreOptions {
   readonly config: LogConfig;
   /** Global tail-cache budget across every log; null = the LogManager's default. */
   readonly tailCacheBytes: number | null;
+  /** Where the data directory's offline notice (its cause, once) and refusal notices (rate-limited) are printed. */
+  readonly log: (line: string) => void;
 }
 
 export class TopicStore {
@@ -77,6 +79,8 @@ export class TopicStore {
     const manager = await LogManager.open(new NodeIo(), options.dataDir, {
       defaultConfig: options.config,
       ...(options.tailCacheBytes === null ? {} : { tailCache: { totalBytes: options.tailCacheBytes } }),
+      onOffline: (notice) => options.log(notice.message),
+      onRefusal: (notice) => options.log(notice.message),
     });
     const store = new TopicStore(manager, options);
     const byTopic = new Map<string, PartitionLog[]>();

@@ -16,6 +16,10 @@
 // once the interval has passed (the append that starts it is still decided
 // on the old value; callers retry).
 //
+// The floor is LogManagerOptions.minFreeBytes (default the LogConfig's
+// minFreeBytes, 64 MiB; the broker's --min-free-bytes). An append is
+// accepted while available − its bytes ≥ the floor.
+//
 // A failing statfs keeps the previous value (the guard is advisory; the data
 // path's own I/O errors still take the directory offline) and is counted.
 
@@ -30,12 +34,41 @@ export interface DiskGuardOptions {
   readonly now: () => number;
 }
 
-export function diskFull(dir: string, availableBytes: number, minFreeBytes: number): SeglogError {
-  return new SeglogError('SEGLOG_ERR_LOG_DISK_FULL', `data directory ${dir} has ${availableBytes} bytes available, below the floor of ${minFreeBytes}`, {
-    kafka: 'KAFKA_STORAGE_ERROR',
-    retriable: true,
-    context: { dir, availableBytes, minFreeBytes },
-  });
+const UNITS = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'] as const;
+
+/** A size for people: `512 B`, `1.5 KiB`, `64 MiB` (one decimal, trailing .0 dropped). */
+export function formatBytes(bytes: number): string {
+  const sign = bytes < 0 ? '-' : '';
+  let value = Math.abs(bytes);
+  if (value < 1024) return `${sign}${value} B`;
+  let unit = -1;
+  while (value >= 1024 && unit < UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  const text = value.toFixed(1).replace(/\.0$/, '');
+  return `${sign}${text} ${UNITS[unit] as string}`;
+}
+
+/**
+ * The refusal of an append of `requestedBytes` that would leave fewer than
+ * `minFreeBytes` available. The message names what accepting it would leave
+ * (not what is available now, which may still be at or above the floor),
+ * in human sizes; exact bytes are added where the rounded forms would look
+ * equal.
+ */
+export function diskFull(dir: string, availableBytes: number, minFreeBytes: number, requestedBytes: number): SeglogError {
+  const sizes = [Math.max(0, availableBytes - requestedBytes), minFreeBytes, Math.max(0, availableBytes)];
+  const rounded = sizes.map(formatBytes);
+  // Rounded forms that collide ("64 MiB … below the floor of 64 MiB") get their exact bytes.
+  const shown = rounded.map((text, i) => (rounded.indexOf(text) !== i || rounded.lastIndexOf(text) !== i ? `${text} (${sizes[i] as number} B)` : text));
+  return new SeglogError('SEGLOG_ERR_LOG_DISK_FULL',
+    `data directory ${dir}: accepting ${formatBytes(requestedBytes)} would leave ${shown[0] as string} free, below the floor of ${shown[1] as string} ` +
+    `(${shown[2] as string} available; minFreeBytes, broker --min-free-bytes; 0 disables the guard)`, {
+      kafka: 'KAFKA_STORAGE_ERROR',
+      retriable: true,
+      context: { dir, availableBytes, requestedBytes, minFreeBytes },
+    });
 }
 
 export class DiskGuard {
@@ -88,7 +121,7 @@ export class DiskGuard {
     const available = this.availableBytes;
     if (available - bytes < this.minFreeBytes) {
       this.refusals++;
-      throw diskFull(this.dir, available, this.minFreeBytes);
+      throw diskFull(this.dir, available, this.minFreeBytes, bytes);
     }
     this.bytesSinceCheck += bytes;
   }

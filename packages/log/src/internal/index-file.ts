@@ -19,8 +19,10 @@
 //   delete) runs in one serial chain, so two writes to the same bytes never
 //   race and a truncate never lands under an in-flight write.
 // - The first failure of any file operation is kept: every later operation
-//   (and the next synchronous mutation) throws it. The log directory is then
-//   fail-stop; nothing retries a failed write or fdatasync.
+//   (and the next synchronous mutation) throws it, and it is reported at once
+//   to the failure listener (the owning Log goes offline in the same tick, so
+//   a background write-back failure is never first seen at close()). The log
+//   directory is then fail-stop; nothing retries a failed write or fdatasync.
 // - sizing 'preallocated' (.index, .timeindex): a new file is extended
 //   (ftruncate, sparse) to preallocateBytes; its length changes only by
 //   resize(). sizing 'exact' (.txnindex): the file is created at the first
@@ -29,6 +31,7 @@
 
 import { assert, SeglogError } from '@seglog/common';
 import type { Io, IoFile } from '@seglog/io';
+import { seams } from './test-seams.js';
 
 export type IndexFileSizing = 'preallocated' | 'exact';
 
@@ -61,6 +64,7 @@ export class IndexFile {
   private writeQueued: boolean;
   private closed: boolean;
   private failure: unknown;
+  private failureListener: ((error: unknown) => void) | null;
   private tail: Promise<void>;
   /** True when open() created the file (or, lazily, will create it). */
   readonly newlyCreated: boolean;
@@ -79,6 +83,7 @@ export class IndexFile {
     this.writeQueued = false;
     this.closed = false;
     this.failure = undefined;
+    this.failureListener = null;
     this.tail = Promise.resolve();
     this.newlyCreated = state.newlyCreated;
   }
@@ -135,6 +140,21 @@ export class IndexFile {
   /** The file's length as this object made it (0 when the file does not exist). */
   get fileBytes(): number {
     return this.fileBytesValue;
+  }
+
+  /**
+   * Calls `listener` (synchronously, once) with the first failure of any
+   * file operation, including background write-backs nobody awaits. A
+   * failure already kept is reported at once.
+   */
+  setFailureListener(listener: (error: unknown) => void): void {
+    this.failureListener = listener;
+    if (this.failure !== undefined) listener(this.failure);
+  }
+
+  /** The kept failure (fail-stop), or undefined. */
+  get failureCause(): unknown {
+    return this.failure;
   }
 
   /** Throws the kept failure, if any (fail-stop), or if the file is closed. */
@@ -249,9 +269,7 @@ export class IndexFile {
         if (file !== null) await (written ? file.close() : file.close().catch(() => undefined));
       }
     });
-    this.tail = result.then(undefined, (error: unknown) => {
-      if (this.failure === undefined) this.failure = error;
-    });
+    this.tail = result.then(undefined, this.keepFailure);
     return result;
   }
 
@@ -316,9 +334,15 @@ export class IndexFile {
       if (this.failure !== undefined) throw this.failure;
       return op();
     });
-    this.tail = result.then(undefined, (error: unknown) => {
-      if (this.failure === undefined) this.failure = error;
-    });
+    this.tail = result.then(undefined, this.keepFailure);
     return result;
   }
+
+  /** Keeps the first failure and reports it to the listener (the chain's rejection handler). */
+  private readonly keepFailure = (error: unknown): void => {
+    if (this.failure !== undefined) return;
+    this.failure = error;
+    if (seams.keepIndexFailure) return; // mutant: the failure waits for the next call
+    this.failureListener?.(error);
+  };
 }

@@ -92,3 +92,38 @@ export function logQueueFull(dir: string, queue: 'log' | 'pool', context: Readon
     cause,
   });
 }
+
+/** Io codes of failures that may pass on their own: out of file descriptors (EMFILE/ENFILE), out of space (ENOSPC/EDQUOT). */
+const TRANSIENT_RESOURCE_CODES: ReadonlySet<string> = new Set(['SEGLOG_ERR_IO_TOO_MANY_FILES', 'SEGLOG_ERR_IO_NOSPC']);
+
+/**
+ * Whether `error` is a transient resource failure. Only meaningful at points
+ * where no byte of any batch is at risk yet (creating a partition directory
+ * or a new segment's files, growing a reservation): there it becomes the
+ * retriable logResourceUnavailable refusal. The same errno from a write or
+ * sync of data stays fail-stop.
+ */
+export function isTransientResourceError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && TRANSIENT_RESOURCE_CODES.has(code);
+}
+
+/**
+ * A mutation refused because a resource it needed before writing anything
+ * was not available (file descriptors, space for a new file or reservation).
+ * Nothing was written or acknowledged and the log stays open; it works again
+ * once the cause is gone. Kafka code NOT_ENOUGH_REPLICAS: every Kafka client
+ * retries it (librdkafka, the Java client's RetriableException, kafkajs), and
+ * it tells an idempotent producer the batch was not appended (librdkafka's
+ * "not persisted"), unlike KAFKA_STORAGE_ERROR, which a stopped log keeps
+ * answering until restart.
+ */
+export function logResourceUnavailable(dir: string, operation: string, cause: unknown): SeglogError {
+  const what = (cause as { code?: unknown } | null)?.code;
+  return new SeglogError('SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE', `log ${dir}: ${operation} failed (${String(what)}); nothing was written, retry later`, {
+    kafka: 'NOT_ENOUGH_REPLICAS',
+    retriable: true,
+    context: { dir, operation, ioCode: typeof what === 'string' ? what : null },
+    cause,
+  });
+}

@@ -7,13 +7,16 @@
 // - skipSegmentDirFsync:  Log's flush skips the directory fsync after segment files were created;
 // - skipRecoveryCrc:      Segment recovery accepts a batch whose CRC does not match;
 // - truncateBelowDurable: recovery cuts an invalid batch even below the recovery point
-//   (read where recovery decides to refuse, and where it checks the log end).
+//   (read where recovery decides to refuse, and where it checks the log end);
+// - keepIndexFailure:     an index write-back failure is only kept for the next call on that
+//   index, not reported to the log (issue 23 item 2's bug; read in IndexFile).
 
 export interface TestSeams {
   ackBeforeSync: boolean;
   skipSegmentDirFsync: boolean;
   skipRecoveryCrc: boolean;
   truncateBelowDurable: boolean;
+  keepIndexFailure: boolean;
 }
 
 export const seams: TestSeams = {
@@ -21,4 +24,5 @@ export const seams: TestSeams = {
   skipSegmentDirFsync: false,
   skipRecoveryCrc: false,
   truncateBelowDurable: false,
+  keepIndexFailure: false,
 };

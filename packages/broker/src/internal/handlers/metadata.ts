@@ -35,7 +35,11 @@ async function describeTopic(ctx: BrokerContext, name: string, mayCreate: boolea
     try {
       await ctx.store.create(name, ctx.options.autoCreatePartitions);
     } catch (error) {
-      return topicError(name, errorCodeOf(error));
+      // Out of descriptors or space while creating it (nothing written, the
+      // directory stays open): LEADER_NOT_AVAILABLE, Kafka's answer for a
+      // topic still being created, which every client retries.
+      const retry = (error as { code?: unknown } | null)?.code === 'SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE';
+      return topicError(name, retry ? kafkaErrorCode('LEADER_NOT_AVAILABLE') : errorCodeOf(error));
     }
     await ctx.store.settled(name);
   }
