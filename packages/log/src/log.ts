@@ -95,8 +95,12 @@ export interface TailCacheOptionsForLog {
 export interface LogOpenOptions {
   readonly topic: string;
   readonly partition: number;
-  /** The checkpointed recovery point: everything below it was durable. */
-  readonly recoveryPoint: number;
+  /**
+   * The checkpointed recovery point: everything below it was durable. null:
+   * unknown (the checkpoint could not be read): recovery scans every segment
+   * and refuses to cut anything but a zero tail.
+   */
+  readonly recoveryPoint: number | null;
   /** The checkpointed log start offset. */
   readonly logStartOffset: number;
   readonly hadCleanShutdown: boolean;
@@ -311,7 +315,7 @@ export class Log {
 
   /** Opens (creating, loading and if needed recovering) the log in `dir`. */
   static async open(io: Io, dir: string, config: LogConfig, options: LogOpenOptions): Promise<Log> {
-    assert(Number.isSafeInteger(options.recoveryPoint) && options.recoveryPoint >= 0, 'Log.open: recoveryPoint must be a non-negative safe integer');
+    assert(options.recoveryPoint === null || (Number.isSafeInteger(options.recoveryPoint) && options.recoveryPoint >= 0), 'Log.open: recoveryPoint must be null or a non-negative safe integer');
     assert(Number.isSafeInteger(options.logStartOffset) && options.logStartOffset >= 0, 'Log.open: logStartOffset must be a non-negative safe integer');
     const now = options.now ?? Date.now;
     const random = options.random ?? Math.random;
