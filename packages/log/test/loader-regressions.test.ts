@@ -3,9 +3,14 @@
 // - 0a: after a clean stop, a sealed .log shortened below its last .index
 //   entry (the index fails its check): the loader used to trust the segment,
 //   cut it below the recovery point and delete the intact next segment.
+// - 1: with the log start offset inside the first segment and the recovery
+//   point below it, an unclean reload replayed producer state only from the
+//   log start offset, so a producer whose batches all lie below it was
+//   forgotten and its retry was written again at a new offset.
+import { buildBatch } from '@seglog/records';
 import { describe, expect, it } from 'vitest';
 import { rejected } from './helpers.js';
-import { config, newIo, openLog, producerBatch, readAll, segmentPath } from './log-helpers.js';
+import { config, newIo, openLog, producerBatch, readAll, segmentPath, T0 } from './log-helpers.js';
 
 const SIZE = producerBatch(1).length;
 
@@ -49,6 +54,64 @@ describe('loader: an index that fails its check never licenses a cut (issue 23 0
     const reopened = await openLog(io, cfg, { hadCleanShutdown: true, recoveryPoint: 8 });
     expect(reopened.logEndOffset).toBe(8);
     expect((await readAll(reopened)).length).toBe(8);
+    await reopened.close();
+  });
+});
+
+const PID1 = 101;
+/** Producer ids expire a day after their last timestamp: the clock stays near the records' T0. */
+const now = (): number => T0 + 60_000;
+const PID2 = 202;
+
+function idempotent(producerId: number, baseSequence: number, tag: string, count = 1): Buffer {
+  const records = Array.from({ length: count }, (_, i) => ({ value: Buffer.from(`${tag}-${i}`), timestamp: T0 + i }));
+  return buildBatch({ records, producerId, producerEpoch: 0, baseSequence });
+}
+
+describe('loader: producer state after the log start moved inside a segment (issue 23 item 1)', () => {
+  async function written(): Promise<{ io: Awaited<ReturnType<typeof newIo>>; log: Awaited<ReturnType<typeof openLog>>; logStart: number }> {
+    const io = await newIo();
+    const cfg = config({ segmentBytes: 1 << 20 });
+    const log = await openLog(io, cfg, { hadCleanShutdown: false, now });
+    const first = await log.appendAsLeader(idempotent(PID1, 0, 'p1'), { leaderEpoch: 0 });
+    expect(first.firstOffset).toBe(0);
+    for (let seq = 0; seq < 3; seq++) await log.appendAsLeader(idempotent(PID2, seq * 2, `p2-${seq}`, 2), { leaderEpoch: 0 });
+    await log.flush();
+    log.updateHighWatermark(log.logEndOffset);
+    const logStart = await log.deleteRecords(3); // past producer 1's only batch, inside segment 0
+    expect(logStart).toBe(3);
+    expect(log.segmentBaseOffsets()).toEqual([0]);
+    return { io, log, logStart };
+  }
+
+  for (const mode of ['process', 'power-clean'] as const) {
+    it(`after an unclean stop (${mode}) with the recovery point below the log start, a retry of producer 1 is a duplicate`, async () => {
+      const { io, logStart } = await written();
+      const survivor = io.recover(mode);
+      const reopened = await openLog(survivor, config({ segmentBytes: 1 << 20 }), { hadCleanShutdown: false, recoveryPoint: 0, logStartOffset: logStart, now });
+      expect(reopened.logStartOffset).toBe(3);
+      const end = reopened.logEndOffset;
+      expect(end).toBe(7);
+      const retry1 = await reopened.appendAsLeader(idempotent(PID1, 0, 'p1'), { leaderEpoch: 0 });
+      expect([retry1.firstOffset, retry1.lastOffset]).toEqual([0, 0]);
+      const retry2 = await reopened.appendAsLeader(idempotent(PID2, 4, 'p2-2', 2), { leaderEpoch: 0 });
+      expect([retry2.firstOffset, retry2.lastOffset]).toEqual([5, 6]);
+      expect(reopened.logEndOffset).toBe(end);
+      // The next sequence of producer 1 is accepted at the end.
+      const next = await reopened.appendAsLeader(idempotent(PID1, 1, 'p1-next'), { leaderEpoch: 0 });
+      expect(next.firstOffset).toBe(end);
+      await reopened.close();
+      expect(survivor.openHandles()).toEqual([]);
+    });
+  }
+
+  it('a clean reload keeps both producers too', async () => {
+    const { io, log, logStart } = await written();
+    await log.close();
+    const reopened = await openLog(io, config({ segmentBytes: 1 << 20 }), { hadCleanShutdown: true, recoveryPoint: 7, logStartOffset: logStart, now });
+    const retry1 = await reopened.appendAsLeader(idempotent(PID1, 0, 'p1'), { leaderEpoch: 0 });
+    expect(retry1.firstOffset).toBe(0);
+    expect(reopened.logEndOffset).toBe(7);
     await reopened.close();
   });
 });

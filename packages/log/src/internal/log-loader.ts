@@ -44,7 +44,9 @@
 // - Producer state (§21 step 7): stray snapshots are removed; snapshots
 //   above the first recovered segment's base go too (its .txnindex was reset
 //   and must be rebuilt from state that is exact at its base); the newest
-//   valid snapshot is loaded and the log replayed from it to the LEO with
+//   valid snapshot above the base of the segment holding the log start
+//   offset is loaded (none: the state starts at that base, as Kafka's, not
+//   at the log start offset) and the log replayed from it to the LEO with
 //   replication origin, re-adding the aborted transactions of recovered
 //   segments to their .txnindex; snapshots are taken at the last two segment
 //   bases crossed and at the LEO. Deviation: Kafka skips the replay after a
@@ -345,7 +347,11 @@ async function loadProducerState(
   await psm.removeStraySnapshots(segments.map((segment) => segment.baseOffset));
   const firstRebuilt = segments.find((segment) => rebuilt.has(segment));
   if (firstRebuilt !== undefined) await psm.deleteSnapshotsAbove(firstRebuilt.baseOffset);
-  await psm.truncateAndReload(positions.logStartOffset, positions.logEndOffset, positions.nowMs);
+  // Kafka replays from the base of the segment holding the log start offset, not from the log start offset:
+  // a producer whose batches all lie below it (deleteRecords inside a segment) must still be known, or its
+  // retry is written again at a new offset (issue 23 item 1). Snapshots above that base stay usable.
+  const replayFrom = (segments[floorIndex(segments, positions.logStartOffset)] as Segment).baseOffset;
+  await psm.truncateAndReload(Math.min(replayFrom, positions.logStartOffset), positions.logEndOffset, positions.nowMs);
   const snapshotBases = segments.slice(-2).map((segment) => segment.baseOffset);
   await replayProducerState(psm, segments, { upTo: positions.logEndOffset, rebuilt, snapshotBases });
   await psm.takeSnapshot();
