@@ -44,9 +44,10 @@
 // - Producer state (§21 step 7): stray snapshots are removed; snapshots
 //   above the first recovered segment's base go too (its .txnindex was reset
 //   and must be rebuilt from state that is exact at its base); the newest
-//   valid snapshot above the base of the segment holding the log start
-//   offset is loaded (none: the state starts at that base, as Kafka's, not
-//   at the log start offset) and the log replayed from it to the LEO with
+//   valid snapshot above the first segment's base is loaded (none: the
+//   state starts at that base — the segment holding the log start offset,
+//   as Kafka's, or an earlier one an interrupted retention left — not at the
+//   log start offset) and the log replayed from it to the LEO with
 //   replication origin, re-adding the aborted transactions of recovered
 //   segments to their .txnindex; snapshots are taken at the last two segment
 //   bases crossed and at the LEO. Deviation: Kafka skips the replay after a
@@ -349,8 +350,12 @@ async function loadProducerState(
   if (firstRebuilt !== undefined) await psm.deleteSnapshotsAbove(firstRebuilt.baseOffset);
   // Kafka replays from the base of the segment holding the log start offset, not from the log start offset:
   // a producer whose batches all lie below it (deleteRecords inside a segment) must still be known, or its
-  // retry is written again at a new offset (issue 23 item 1). Snapshots above that base stay usable.
-  const replayFrom = (segments[floorIndex(segments, positions.logStartOffset)] as Segment).baseOffset;
+  // retry is written again at a new offset (issue 23 item 1). We start at the first segment: the same one,
+  // unless an interrupted retention left whole segments below it, whose batches still tell the exact first
+  // offset of a transaction open across the log start (test/crash-points.test.ts, "log start inside a
+  // segment", k=84: the rebuilt .txnindex said 3@13 where the transaction began at 9). Snapshots above that
+  // base stay usable.
+  const replayFrom = (segments[0] as Segment).baseOffset;
   await psm.truncateAndReload(Math.min(replayFrom, positions.logStartOffset), positions.logEndOffset, positions.nowMs);
   const snapshotBases = segments.slice(-2).map((segment) => segment.baseOffset);
   await replayProducerState(psm, segments, { upTo: positions.logEndOffset, rebuilt, snapshotBases });
