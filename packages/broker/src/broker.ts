@@ -87,6 +87,9 @@ export class Broker {
       allocate = () => ids.allocate();
     }
     const store = await TopicStore.open({ dataDir: options.dataDir, blackhole: options.blackhole, config, tailCacheBytes: options.tailCacheBytes });
+    // What the engine could not trust at open (an unreadable checkpoint, skipped directories): said once, at start.
+    for (const note of store.logManager?.notes ?? []) options.log(`seglog broker: storage: ${note}`);
+    for (const skipped of store.logManager?.skipped ?? []) options.log(`seglog broker: storage: skipped ${skipped.name}: ${skipped.reason}`);
     const broker = new Broker(options, store, allocate);
     try {
       await broker.listen();
