@@ -4,8 +4,10 @@
 // a flipped payload byte in a batch in the middle, a missing .index.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { NodeIo } from '@seglog/io';
+import { LogConfig, LogManager } from '@seglog/log';
 import { appendBytes, logFiles, readTree, removeDir, runSeglog, tempDir, writeDataDir } from './helpers.js';
 import type { WrittenDataDir } from './helpers.js';
 
@@ -206,5 +208,61 @@ describe('checkpoints and snapshots', () => {
     expect(findings).toContainEqual(expect.objectContaining({ severity: 'problem', file: snapshot, what: expect.stringMatching(/^SEGLOG_ERR_SNAPSHOT_CORRUPT/) }));
     expect(findings).toContainEqual(expect.objectContaining({ severity: 'problem', what: 'epoch 2 at 5 does not increase over epoch 3 at 0' }));
     expect(findings.at(-1)).toMatchObject({ type: 'summary', problems: 3 });
+  });
+});
+
+// Issue 23 items 0a/0b through the CLI: `seglog recover --dry-run` and the engine's loader (LogManager.open,
+// as the broker starts) must take the same decision on the same bytes, and an unreadable checkpoint must never
+// license a cut. Each failed on a70d00f (0a: the loader cut what recover refused; 0b: recover cut from 0).
+describe('recover and the loader agree on damage (issue 23 item 0)', () => {
+  /** What LogManager.open (the broker's start) does with a copy of `dataDir`: refused (its code) or the log end offset. */
+  async function loaderVerdict(dataDir: string): Promise<string> {
+    const copy = tempDir('loader-copy');
+    dirs.push(copy);
+    cpSync(dataDir, copy, { recursive: true });
+    try {
+      const manager = await LogManager.open(new NodeIo(), copy, {
+        defaultConfig: new LogConfig().with({ segmentBytes: 4096, indexIntervalBytes: 300 }), minFreeBytes: 0, checkpointIntervalMs: 0,
+      });
+      const end = manager.getLog('orders', 0)?.logEndOffset;
+      await manager.close();
+      return `log end offset ${String(end)}`;
+    } catch (error) {
+      return String((error as { code?: unknown }).code);
+    }
+  }
+
+  it('0a: a sealed .log cut short after a clean stop: recover --dry-run and the loader both refuse, nothing changes', async () => {
+    const w = await written('cut-sealed', 80);
+    const sealed = logFiles(w.partitionDir)[0] as string;
+    const size = readFileSync(sealed).length;
+    writeFileSync(sealed, readFileSync(sealed).subarray(0, size - 1500)); // below its last .index entries
+    const before = readTree(w.dataDir);
+    const dry = await runSeglog(['recover', '--dry-run', w.dataDir]);
+    expect(dry.code).toBe(1);
+    // (a dry run names the file in its temporary copy)
+    expect(dry.stderr).toMatch(new RegExp(`^seglog: SEGLOG_ERR_LOG_CORRUPTION: corrupt segment \\S*orders-0/${path.basename(sealed)}: `));
+    expect(await loaderVerdict(w.dataDir)).toBe('SEGLOG_ERR_LOG_CORRUPTION');
+    expect(readTree(w.dataDir)).toEqual(before);
+  });
+
+  it('0b: a garbage recovery-point checkpoint after an unclean stop: recover refuses to cut (data and partition directory)', async () => {
+    const w = await written('garbage-checkpoint', 80);
+    rmSync(path.join(w.dataDir, '.kafka_cleanshutdown'));
+    writeFileSync(path.join(w.dataDir, 'recovery-point-offset-checkpoint'), 'garbage\n');
+    const sealed = logFiles(w.partitionDir)[0] as string;
+    const position = batchPosition(sealed, 3);
+    flipPayloadByte(sealed, position);
+    const before = readTree(w.dataDir);
+    for (const target of [w.dataDir, w.partitionDir]) {
+      const dry = await runSeglog(['recover', '--dry-run', target]);
+      expect(dry.code, dry.stdout).toBe(1);
+      expect(dry.stderr).toContain('SEGLOG_ERR_LOG_CORRUPTION');
+      expect(dry.stderr).toContain(`orders-0/${path.basename(sealed)}: invalid batch (corrupt) and the recovery point is unknown`);
+    }
+    expect(await loaderVerdict(w.dataDir)).toBe('SEGLOG_ERR_LOG_CORRUPTION');
+    const refused = await runSeglog(['recover', w.dataDir]);
+    expect(refused.code).toBe(1);
+    expect(readTree(w.dataDir)).toEqual(before);
   });
 });
