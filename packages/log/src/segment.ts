@@ -41,7 +41,9 @@ import type { TransientKind } from './file-names.js';
 import { SegmentFileRef } from './fetch-plan.js';
 import { BATCH_HEADER_BYTES, BatchHeaderReader } from './internal/batch-header-reader.js';
 import { corruptIndex } from './internal/index-errors.js';
-import { logCorruption } from './internal/log-errors.js';
+import { surveyDamage } from './internal/damage-survey.js';
+import type { DamagedRange } from './internal/damage-survey.js';
+import { corruptBatch, logCorruption } from './internal/log-errors.js';
 import type { LogConfig } from './log-config.js';
 import { OffsetIndex } from './offset-index.js';
 import type { OffsetPosition } from './offset-index.js';
@@ -124,6 +126,9 @@ export class Segment {
   indexWasMissing: boolean;
   /** A running rebuildIndexes() (concurrent readers that find the index wrong share it). */
   private indexRebuild: Promise<void> | null;
+  /** Damaged ranges of the .log found after a read failed (issue 23 0c); null until surveyed. */
+  private damage: readonly DamagedRange[] | null;
+  private damageSurvey: Promise<readonly DamagedRange[]> | null;
 
   private constructor(io: Io, dir: string, baseOffset: number, config: LogConfig, parts: { logFile: SegmentFileRef; offsetIndex: OffsetIndex; timeIndex: TimeIndex; txnIndex: TxnIndex | null; size: number; nowMs: number; rollJitterMs: number; lastModifiedMs: number }) {
     this.io = io;
@@ -148,6 +153,8 @@ export class Segment {
     this.preallocated = false;
     this.indexWasMissing = false;
     this.indexRebuild = null;
+    this.damage = null;
+    this.damageSurvey = null;
   }
 
   static path(dir: string, baseOffset: number, kind: 'log' | 'index' | 'timeindex' | 'txnindex', transient: TransientKind | null = null): string {
@@ -397,10 +404,73 @@ export class Segment {
     try {
       return await read(false);
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'SEGLOG_ERR_LOG_CORRUPTION') throw error;
-      await this.rebuildIndexes();
+      if ((error as { code?: unknown }).code !== 'SEGLOG_ERR_LOG_CORRUPTION' || this.damage !== null) throw error;
+      try {
+        await this.rebuildIndexes();
+      } catch (rebuildError) {
+        // The .log itself is damaged: find where (once), then reads go around it (readRange) or say where it is.
+        if ((rebuildError as { code?: unknown }).code !== 'SEGLOG_ERR_LOG_CORRUPTION') throw rebuildError;
+        if ((await this.surveyDamage()).length === 0) throw rebuildError;
+      }
       return read(true);
     }
+  }
+
+  /**
+   * The damaged ranges of the written bytes (internal/damage-survey.ts),
+   * surveyed once and kept: a sealed segment's bytes do not change, and an
+   * active one's damage below the written position stays where it is.
+   */
+  surveyDamage(): Promise<readonly DamagedRange[]> {
+    if (this.damage !== null) return Promise.resolve(this.damage);
+    this.damageSurvey ??= surveyDamage(this.logFile.file, { baseOffset: this.baseOffset, limit: this.readablePosition, limitOffset: this.readableNextOffset })
+      .then((ranges) => {
+        this.damage = ranges;
+        return ranges;
+      })
+      .finally(() => {
+        this.damageSurvey = null;
+      });
+    return this.damageSurvey;
+  }
+
+  /** The damaged ranges found so far (empty until a read found damage). */
+  get damagedRanges(): readonly DamagedRange[] {
+    return this.damage ?? [];
+  }
+
+  /**
+   * translateOffset for reads around surveyed damage: an offset inside a
+   * damaged range is SEGLOG_ERR_LOG_CORRUPT_BATCH (file, position, the
+   * offsets lost, the next readable one); one after it is found from the
+   * range's resume position instead of walking through the damage.
+   */
+  private async translateAroundDamage(offset: number, reader: BatchHeaderReader, limit: number): Promise<boolean> {
+    const damage = this.damage;
+    if (damage === null || damage.length === 0) return this.translateOffset(offset, reader, limit);
+    const entry = this.offsetIndex.lookup(offset);
+    let position = entry.position;
+    let jumped = false;
+    for (const range of damage) {
+      if (offset >= range.firstOffset && offset < range.nextOffset) throw corruptBatch(this.logFile.path, this.baseOffset, range);
+      if (range.resumePosition > position && range.nextOffset <= offset) {
+        position = range.resumePosition;
+        jumped = true;
+      }
+    }
+    if (!jumped) return this.translateOffset(offset, reader, limit);
+    if (!(await reader.read(position, limit))) return false;
+    while (reader.lastOffset < offset) {
+      position += reader.size;
+      if (!(await reader.read(position, limit))) return false;
+    }
+    return true;
+  }
+
+  /** Whether a surveyed damaged range starts at `position`, or lies in [from, to). */
+  private damageIn(from: number, to: number): boolean {
+    for (const range of this.damage ?? []) if (range.position >= from && range.position < to) return true;
+    return false;
   }
 
   /**
@@ -417,27 +487,24 @@ export class Segment {
   private async readRangeOnce(startOffset: number, maxBytes: number, boundOffset: number, minOneMessage: boolean): Promise<SegmentRange | null> {
     const limit = this.readablePosition;
     const reader = new BatchHeaderReader(this.logFile.file);
-    if (!(await this.translateOffset(startOffset, reader, limit))) return null;
+    if (!(await this.translateAroundDamage(startOffset, reader, limit))) return null;
     const start = reader.position;
     const firstOffset = reader.baseOffset;
     const end = Math.min(limit, start + (minOneMessage ? Math.max(maxBytes, reader.size) : maxBytes));
-    // Every batch before scanStart ends at or before `end` and has lastOffset < boundOffset.
-    let scanStart = this.offsetIndex.lookupByPosition(end);
-    if (scanStart !== undefined && boundOffset - 1 >= this.baseOffset) {
-      const byBound = this.offsetIndex.lookup(boundOffset - 1);
-      if (byBound.position < scanStart.position) scanStart = byBound;
-    }
+    // Every header of the range is read (no skip through the index to `end`): a range goes to clients
+    // verbatim, so a damaged length or header inside it must be found here, not by a client's framing
+    // (issue 23 0c). The reads are chunked (one pread covers many small headers) and hit the page cache
+    // the send reads anyway.
     let position = start;
-    if (scanStart !== undefined && scanStart.position > start) {
-      // The skip trusts the entry: check it (its header is the next one read anyway).
-      await this.readAtEntry(scanStart, reader, limit);
-      position = scanStart.position;
-    }
     let nextOffset = startOffset;
     for (;;) {
+      if (position > start && this.damageIn(position, position + 1)) break; // the next read, at nextOffset, says where
       if (!(await reader.read(position, limit))) {
         nextOffset = position === start ? startOffset : this.readableNextOffset;
         break;
+      }
+      if (position > start && reader.baseOffset < nextOffset) {
+        throw logCorruption(this.logFile.path, 'batch offsets go back below the written position', { baseOffset: this.baseOffset, position, offset: reader.baseOffset, expected: nextOffset });
       }
       if (reader.lastOffset >= boundOffset || position + reader.size > end) {
         nextOffset = position === start ? startOffset : reader.baseOffset;
@@ -586,7 +653,13 @@ export class Segment {
     const scan: IndexScan = { offsets: [], times: [], maxTimestamp: -1, offsetOfMaxTimestamp: this.baseOffset };
     let bytesSinceLastEntry = 0;
     let position = 0;
+    let nextOffset = this.baseOffset;
     while (await reader.read(position, limit)) {
+      // Offsets going back (or past the written end) are a damaged header, not something to index.
+      if (reader.baseOffset < nextOffset || reader.lastOffset >= this.readableNextOffset) {
+        throw logCorruption(this.logFile.path, 'batch offsets out of order below the written position', { baseOffset: this.baseOffset, position, offset: reader.baseOffset, expected: nextOffset });
+      }
+      nextOffset = reader.lastOffset + 1;
       if (reader.maxTimestamp > scan.maxTimestamp) {
         scan.maxTimestamp = reader.maxTimestamp;
         scan.offsetOfMaxTimestamp = reader.lastOffset;
