@@ -65,7 +65,7 @@ export class Broker {
     };
     this.ctx = {
       options, store, waiters: new FetchWaiters(options.maxFetchWaiters), stats: this.stats, allocateProducerId: allocate,
-      advertised: { host: options.host, port: options.port }, stopping: false,
+      advertised: { host: options.host, port: options.port }, stopping: false, reportedDamage: new Set(),
     };
     this.connections = new Set();
     this.server = net.createServer((socket) => this.accept(socket));
