@@ -266,3 +266,42 @@ describe('recover and the loader agree on damage (issue 23 item 0)', () => {
     expect(readTree(w.dataDir)).toEqual(before);
   });
 });
+
+// Issue 23 item 0c through the CLI: a damaged batch header inside a sealed segment. verify names it (file,
+// position) and says where reads resume, from the engine's own survey (the one a damaged fetch runs), so the
+// CLI and the broker describe the same bytes the same way. On a70d00f verify said nothing about the records after it.
+describe('a damaged batch header in a sealed segment (issue 23 0c)', () => {
+  for (const [label, damage] of [
+    ['magic byte', (b: Buffer, at: number) => { b[at + 16] = 9; }],
+    ['batch length grown by 40', (b: Buffer, at: number) => b.writeInt32BE(b.readInt32BE(at + 8) + 40, at + 8)],
+  ] as const) {
+    it(`${label}: verify names the damage and where reads resume; the engine's fetch agrees`, async () => {
+      const w = await written(`damaged-header-${label.replace(/ /g, '-')}`, 80);
+      const sealed = logFiles(w.partitionDir)[0] as string;
+      const position = batchPosition(sealed, 4);
+      const resume = batchPosition(sealed, 5);
+      const bytes = readFileSync(sealed);
+      const lostOffset = Number(bytes.readBigInt64BE(position));
+      damage(bytes, position);
+      writeFileSync(sealed, bytes);
+      const verify = await runSeglog(['verify', w.dataDir]);
+      expect(verify.code).toBe(1);
+      expect(verify.stdout).toMatch(new RegExp(`problem: ${sealed} position \\d+`));
+      expect(verify.stdout).toContain(`note: ${sealed} position ${position} offset ${lostOffset + 2}: reads resume at position ${resume}, offset ${lostOffset + 2}: ` +
+        `offsets ${lostOffset}..${lostOffset + 1} cannot be read (damaged bytes ${position}..${resume - 1})`);
+      // The engine, opened as the broker opens it, says the same and reads on from there.
+      const manager = await LogManager.open(new NodeIo(), w.dataDir, { defaultConfig: new LogConfig().with({ segmentBytes: 4096, indexIntervalBytes: 300 }), minFreeBytes: 0, checkpointIntervalMs: 0 });
+      try {
+        const log = manager.getLog('orders', 0)!;
+        const error = await log.read(lostOffset, 1 << 20).then(() => null, (e: unknown) => e as { code?: string; context?: Record<string, unknown> });
+        expect(error?.code).toBe('SEGLOG_ERR_LOG_CORRUPT_BATCH');
+        expect(error?.context).toMatchObject({ position, resumePosition: resume, firstOffset: lostOffset, nextOffset: lostOffset + 2 });
+        const plan = await log.read(lostOffset + 2, 1 << 20);
+        expect(plan.firstOffset).toBe(lostOffset + 2);
+        await plan.release();
+      } finally {
+        await manager.close();
+      }
+    });
+  }
+});

@@ -29,6 +29,8 @@ export { FetchPlan, SegmentFileRef } from './fetch-plan.js';
 export type { FetchPart, FetchPlanFields, IsolationLevel } from './fetch-plan.js';
 export { Segment } from './segment.js';
 export { recoveryVerdict } from './recovery-verdict.js';
+export { surveyDamage } from './internal/damage-survey.js';
+export type { DamagedRange, SurveyBounds } from './internal/damage-survey.js';
 export type { RecoveryFacts, RecoveryVerdict } from './recovery-verdict.js';
 export type { SegmentRecovery, SegmentRange, RecoveryStop, TimestampLookup } from './segment.js';
 export { Log, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './log.js';

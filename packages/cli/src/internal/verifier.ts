@@ -20,6 +20,7 @@ import {
   FileNames, LeaderEpochCheckpoint, OffsetIndex, TimeIndex, TxnIndex, decodeSnapshot, snapshotOffsets,
 } from '@seglog/log';
 import { readOffsetCheckpoint } from './checkpoints.js';
+import { resumeAfterDamage } from './damage-resume.js';
 import { describeEnd, errorText, hex32 } from './dump-log.js';
 import { listSegments, segmentPath } from './log-dirs.js';
 import type { LogDirs, PartitionDir, SegmentFiles } from './log-dirs.js';
@@ -154,6 +155,7 @@ export class Verifier {
         this.progress.advance(end.trailingBytes);
         if (end.stop === 'partial' || end.stop === 'corrupt') {
           this.add({ severity: 'problem', file, position: end.position, offset: scan.nextOffset, what: describeEnd(end) });
+          if (!isLast) await this.noteResume(file, segment.baseOffset, nextBase, end.position);
         } else if (end.stop === 'zero') {
           this.add({ severity: isLast ? 'note' : 'problem', file, position: end.position, what: `${describeEnd(end)}${isLast ? '' : ' in a sealed segment (it should have been trimmed on roll)'}` });
         }
@@ -163,6 +165,18 @@ export class Verifier {
       await scanner.close();
     }
     return scan;
+  }
+
+  /** Where the engine's reads resume after the damage (its own survey), so verify and a fetch agree. */
+  private async noteResume(file: string, baseOffset: number, nextBase: number, position: number): Promise<void> {
+    const found = await resumeAfterDamage(this.io, file, { baseOffset, nextBase, position });
+    if (found === null) return;
+    const lost = found.firstOffset === found.nextOffset - 1 ? `offset ${found.firstOffset}` : `offsets ${found.firstOffset}..${found.nextOffset - 1}`;
+    this.add({
+      severity: 'note', file, position: found.position, offset: found.nextOffset,
+      what: found.atEnd ? `no batch after the damage is readable (${lost} from position ${found.position})`
+        : `reads resume at position ${found.resumePosition}, offset ${found.nextOffset}: ${lost} cannot be read (damaged bytes ${found.position}..${found.resumePosition - 1})`,
+    });
   }
 
   private async verifyOffsetIndex(dir: string, segment: SegmentFiles, scan: SegmentScan): Promise<void> {
