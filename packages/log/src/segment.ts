@@ -57,6 +57,8 @@ const INT32_MAX = 0x7fffffff;
 const RECOVERY_CHUNK_BYTES = 1024 * 1024;
 const HEADER_SIZE_UP_TO_MAGIC = 17;
 const REPLAY_CHUNK_BYTES = 1024 * 1024;
+/** Largest window of readRange's header walk (one pread covers the headers of a whole range up to this). */
+const WALK_CHUNK_BYTES = 1024 * 1024;
 /** baseOffset int64 + batchLength int32: enough to know a batch's size. */
 const BATCH_LENGTH_END = 12;
 
@@ -129,6 +131,8 @@ export class Segment {
   /** Damaged ranges of the .log found after a read failed (issue 23 0c); null until surveyed. */
   private damage: readonly DamagedRange[] | null;
   private damageSurvey: Promise<readonly DamagedRange[]> | null;
+  /** [0, framingCheckedTo) of the .log was walked header by header by reads and chains into whole batches. */
+  private framingCheckedTo: number;
 
   private constructor(io: Io, dir: string, baseOffset: number, config: LogConfig, parts: { logFile: SegmentFileRef; offsetIndex: OffsetIndex; timeIndex: TimeIndex; txnIndex: TxnIndex | null; size: number; nowMs: number; rollJitterMs: number; lastModifiedMs: number }) {
     this.io = io;
@@ -155,6 +159,7 @@ export class Segment {
     this.indexRebuild = null;
     this.damage = null;
     this.damageSurvey = null;
+    this.framingCheckedTo = 0;
   }
 
   static path(dir: string, baseOffset: number, kind: 'log' | 'index' | 'timeindex' | 'txnindex', transient: TransientKind | null = null): string {
@@ -491,28 +496,43 @@ export class Segment {
     const start = reader.position;
     const firstOffset = reader.baseOffset;
     const end = Math.min(limit, start + (minOneMessage ? Math.max(maxBytes, reader.size) : maxBytes));
-    // Every header of the range is read (no skip through the index to `end`): a range goes to clients
-    // verbatim, so a damaged length or header inside it must be found here, not by a client's framing
-    // (issue 23 0c). The reads are chunked (one pread covers many small headers) and hit the page cache
-    // the send reads anyway.
+    // Every batch before scanStart ends at or before `end` and has lastOffset < boundOffset.
+    let scanStart = this.offsetIndex.lookupByPosition(end);
+    if (scanStart !== undefined && boundOffset - 1 >= this.baseOffset) {
+      const byBound = this.offsetIndex.lookup(boundOffset - 1);
+      if (byBound.position < scanStart.position) scanStart = byBound;
+    }
+    // A range goes to clients verbatim, so its framing must be checked here, not by a client (issue 23 0c: a
+    // damaged length sent out stalls kcat). The skip through the index to scanStart trusts the bytes it jumps
+    // over, so it is taken only over bytes an earlier read already walked (framingCheckedTo) and never over
+    // known damage; otherwise every header of the range is read, in one chunked pass (at most 1 MiB).
     let position = start;
+    if (scanStart !== undefined && scanStart.position > start && scanStart.position <= this.framingCheckedTo && !this.damageIn(start, scanStart.position)) {
+      // The skip trusts the entry: check it (its header is the next one read anyway).
+      await this.readAtEntry(scanStart, reader, limit);
+      position = scanStart.position;
+    }
+    const walkFrom = position;
+    const walker = new BatchHeaderReader(this.logFile.file, Math.min(end - position + BATCH_HEADER_BYTES, WALK_CHUNK_BYTES));
     let nextOffset = startOffset;
     for (;;) {
       if (position > start && this.damageIn(position, position + 1)) break; // the next read, at nextOffset, says where
-      if (!(await reader.read(position, limit))) {
+      if (!(await walker.read(position, limit))) {
         nextOffset = position === start ? startOffset : this.readableNextOffset;
         break;
       }
-      if (position > start && reader.baseOffset < nextOffset) {
-        throw logCorruption(this.logFile.path, 'batch offsets go back below the written position', { baseOffset: this.baseOffset, position, offset: reader.baseOffset, expected: nextOffset });
+      if (position > walkFrom && walker.baseOffset < nextOffset) {
+        throw logCorruption(this.logFile.path, 'batch offsets go back below the written position', { baseOffset: this.baseOffset, position, offset: walker.baseOffset, expected: nextOffset });
       }
-      if (reader.lastOffset >= boundOffset || position + reader.size > end) {
-        nextOffset = position === start ? startOffset : reader.baseOffset;
+      if (walker.lastOffset >= boundOffset || position + walker.size > end) {
+        nextOffset = position === start ? startOffset : walker.baseOffset;
         break;
       }
-      position += reader.size;
-      nextOffset = reader.lastOffset + 1;
+      position += walker.size;
+      nextOffset = walker.lastOffset + 1;
     }
+    // Walked from a checked boundary: the checked prefix grows (sequential readers pay the walk once per byte).
+    if (walkFrom <= this.framingCheckedTo && position > this.framingCheckedTo) this.framingCheckedTo = position;
     return { position: start, length: position - start, firstOffset, nextOffset };
   }
 
@@ -740,6 +760,7 @@ export class Segment {
   }
 
   private async resetForRecovery(): Promise<void> {
+    this.framingCheckedTo = 0;
     this.offsetIndex.truncate();
     this.timeIndex.truncate();
     this.txnIndex?.reset();
@@ -761,6 +782,7 @@ export class Segment {
    * bytes cut. The caller has drained pending writes.
    */
   async truncateTo(offset: number, nowMs: number): Promise<number> {
+    this.framingCheckedTo = 0;
     assert(this.readablePosition === this.size, 'Segment.truncateTo: writes still pending');
     const reader = new BatchHeaderReader(this.logFile.file);
     const found = await this.translateOffset(offset, reader, this.size);
