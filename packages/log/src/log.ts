@@ -1207,7 +1207,10 @@ export class Log {
    * (.txnindex entries were cut with their segments; none are re-added).
    */
   private async reloadProducerState(offset: number): Promise<void> {
-    await this.producerState.truncateAndReload(this.logStartOffsetValue, offset, this.now());
+    // From the first segment's base, as the loader does: a producer whose batches all lie below the log start
+    // offset must stay known (issue 23 item 1).
+    const replayFrom = Math.min((this.segments[0] as Segment).baseOffset, this.logStartOffsetValue);
+    await this.producerState.truncateAndReload(replayFrom, offset, this.now());
     await replayProducerState(this.producerState, this.segments, { upTo: offset, rebuilt: null, snapshotBases: [] });
   }
 

@@ -115,3 +115,22 @@ describe('loader: producer state after the log start moved inside a segment (iss
     await reopened.close();
   });
 });
+
+describe('producer state after a truncation with the log start inside a segment (issue 23 item 1, the truncation path)', () => {
+  it('truncateTo above the log start keeps producer 1 (all its batches below the log start): its retry is a duplicate', async () => {
+    const io = await newIo();
+    const cfg = config({ segmentBytes: 1 << 20 });
+    const log = await openLog(io, cfg, { hadCleanShutdown: false, now });
+    await log.appendAsLeader(idempotent(PID1, 0, 'p1'), { leaderEpoch: 0 });
+    for (let seq = 0; seq < 3; seq++) await log.appendAsLeader(idempotent(PID2, seq * 2, `p2-${seq}`, 2), { leaderEpoch: 0 });
+    await log.flush();
+    log.updateHighWatermark(log.logEndOffset);
+    expect(await log.deleteRecords(3)).toBe(3);
+    expect(await log.truncateTo(5)).toBe(true); // a follower's truncation: the last batch of producer 2 goes
+    expect(log.logEndOffset).toBe(5);
+    const retry1 = await log.appendAsLeader(idempotent(PID1, 0, 'p1'), { leaderEpoch: 0 });
+    expect([retry1.firstOffset, retry1.lastOffset]).toEqual([0, 0]);
+    expect(log.logEndOffset).toBe(5);
+    await log.close();
+  });
+});
