@@ -47,6 +47,8 @@ import { CrashWorkload, DIR, Ledger, openLog } from './lib/crash-workload.js';
 import { producerBatchAt, recordCountAt } from './lib/expected-log.js';
 import { CheckFailure, checkIndexFiles, checkRecoveredLog, compareSnapshots, scanSegments } from './lib/log-checker.js';
 import type { LogSnapshot } from './lib/log-checker.js';
+import { checkProducerRetries, ProducerStartWorkload } from './lib/producer-start-workload.js';
+import { checkTransactions, TxnLedger } from './lib/reliability-txn-workload.js';
 
 interface Variant {
   readonly name: string;
@@ -277,6 +279,73 @@ describe('Log crash points on SimIo', () => {
     }
     expect(failures.slice(0, 5)).toEqual([]);
   });
+});
+
+/** The producer-start workload halted at crash point k (none: run to the end). */
+async function runProducerStart(crashAt: number | undefined): Promise<{ io: SimIo; ledger: TxnLedger; outcome: 'completed' | 'crashed' }> {
+  const io = new SimIo({ seed: 1, powersafeOverwrite: true, sectorBytes: 512, ...(crashAt === undefined ? {} : { crashAt: crashAt + 2 }) });
+  await io.mkdir('/data');
+  await io.fsyncDir('/');
+  const ledger = new TxnLedger();
+  const outcome = await new ProducerStartWorkload(io, ledger).run();
+  return { io, ledger, outcome };
+}
+
+describe('Log crash points with the log start inside a segment (issue 23 item 1)', () => {
+  // Every crash point of test/lib/producer-start-workload.ts × {process crash, clean power loss} × {recovery
+  // point = the highest reported durable offset, recovery point 0 (below the log start: a recovery-point
+  // checkpoint older than the log-start one)}, opened unclean with the checkpointed log start, then closed and
+  // reopened clean. After each open: the durability checks of the main enumeration, read_committed against a
+  // replay (LSO, aborted transactions), and a retry of every recovered producer batch in its dedup window,
+  // answered with its original offsets. Bounded: about 4 × the workload's crash points (≈ 100) opens × 2.
+  it('idempotent and transactional producers: retries are duplicates with their original offsets, transactions survive', async () => {
+    const started = Date.now();
+    const counting = await runProducerStart(undefined);
+    expect(counting.outcome).toBe('completed');
+    expect(counting.ledger.problems).toEqual([]);
+    const total = counting.io.crashPoints - 2;
+    expect(total).toBeGreaterThan(30);
+    expect(total).toBeLessThan(400); // keeps the case count bounded
+    const violations: string[] = [];
+    let cases = 0;
+    let retries = 0;
+    let belowLogStart = 0;
+    for (let k = 1; k <= total; k++) {
+      const run = await runProducerStart(k);
+      if (run.outcome !== 'crashed') violations.push(`k=${k}: the workload did not halt`);
+      if (run.ledger.problems.length > 0) violations.push(`k=${k}: ${run.ledger.problems.join('; ')}`);
+      for (const mode of ['process', 'power-clean'] as const) {
+        for (const recoveryPoint of [run.ledger.claimedDurable, 0]) {
+          cases++;
+          const where = `k=${k} ${mode} recoveryPoint=${recoveryPoint} logStart=${run.ledger.checkpointLogStart} after [${run.ledger.steps.join(' > ')}]`;
+          const io = run.io.recover(mode, { seed: k });
+          let log: Log | null = null;
+          try {
+            log = await openLog(io, { recoveryPoint, logStartOffset: run.ledger.checkpointLogStart, hadCleanShutdown: false });
+            const snapshot = await checkRecoveredLog(io, log, run.ledger.expectation({ checkpoints: true, processCrash: mode === 'process' }));
+            await checkTransactions(log, snapshot, run.ledger);
+            retries += await checkProducerRetries(log, snapshot, run.ledger);
+            const first = snapshot.segments.flatMap((s) => s.batches)[0];
+            if (first !== undefined && first.baseOffset < log.logStartOffset && run.ledger.produced.get(first.baseOffset)?.producerId === 1) belowLogStart++;
+            await log.close();
+            log = await openLog(io, { recoveryPoint: log.logEndOffset, logStartOffset: log.logStartOffset, hadCleanShutdown: true });
+            retries += await checkProducerRetries(log, snapshot, run.ledger);
+            await log.close();
+            log = null;
+          } catch (error) {
+            violations.push(`${where}: ${error instanceof CheckFailure ? error.message : (error as Error).stack ?? String(error)}`);
+            await log?.close().catch(() => undefined);
+          }
+        }
+      }
+    }
+    console.log(`log start inside a segment: ${total} crash points × 2 modes × 2 recovery points = ${cases} cases, ` +
+      `${retries} duplicate retries checked (${belowLogStart} cases with producer 1's batch below the log start), ` +
+      `${violations.length} violations in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    expect(belowLogStart).toBeGreaterThan(0);
+    expect(violations.slice(0, 5)).toEqual([]);
+    expect(violations.length).toBe(0);
+  }, 120_000);
 });
 
 describe('crash-point harness canary', () => {

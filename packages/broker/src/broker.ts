@@ -69,7 +69,7 @@ export class Broker {
     };
     this.ctx = {
       options, store, waiters: new FetchWaiters(options.maxFetchWaiters), stats: this.stats, allocateProducerId: allocate,
-      advertised: { host: options.host, port: options.port }, stopping: false,
+      advertised: { host: options.host, port: options.port }, stopping: false, reportedDamage: new Set(),
     };
     this.connections = new Set();
     this.requestMemory = new MemoryPool(options.queuedMaxRequestBytes);
@@ -101,6 +101,9 @@ export class Broker {
       await store.close();
       throw error;
     }
+    // What the engine could not trust at open (an unreadable checkpoint, skipped directories): said once, at start.
+    for (const note of store.logManager?.notes ?? []) options.log(`seglog broker: storage: ${note}`);
+    for (const skipped of store.logManager?.skipped ?? []) options.log(`seglog broker: storage: skipped ${skipped.name}: ${skipped.reason}`);
     const broker = new Broker(options, store, allocate);
     try {
       await broker.listen();

@@ -4,8 +4,10 @@
 // a flipped payload byte in a batch in the middle, a missing .index.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { NodeIo } from '@seglog/io';
+import { LogConfig, LogManager } from '@seglog/log';
 import { appendBytes, logFiles, readTree, removeDir, runSeglog, tempDir, writeDataDir } from './helpers.js';
 import type { WrittenDataDir } from './helpers.js';
 
@@ -207,4 +209,99 @@ describe('checkpoints and snapshots', () => {
     expect(findings).toContainEqual(expect.objectContaining({ severity: 'problem', what: 'epoch 2 at 5 does not increase over epoch 3 at 0' }));
     expect(findings.at(-1)).toMatchObject({ type: 'summary', problems: 3 });
   });
+});
+
+// Issue 23 items 0a/0b through the CLI: `seglog recover --dry-run` and the engine's loader (LogManager.open,
+// as the broker starts) must take the same decision on the same bytes, and an unreadable checkpoint must never
+// license a cut. Each failed on a70d00f (0a: the loader cut what recover refused; 0b: recover cut from 0).
+describe('recover and the loader agree on damage (issue 23 item 0)', () => {
+  /** What LogManager.open (the broker's start) does with a copy of `dataDir`: refused (its code) or the log end offset. */
+  async function loaderVerdict(dataDir: string): Promise<string> {
+    const copy = tempDir('loader-copy');
+    dirs.push(copy);
+    cpSync(dataDir, copy, { recursive: true });
+    try {
+      const manager = await LogManager.open(new NodeIo(), copy, {
+        defaultConfig: new LogConfig().with({ segmentBytes: 4096, indexIntervalBytes: 300 }), minFreeBytes: 0, checkpointIntervalMs: 0,
+      });
+      const end = manager.getLog('orders', 0)?.logEndOffset;
+      await manager.close();
+      return `log end offset ${String(end)}`;
+    } catch (error) {
+      return String((error as { code?: unknown }).code);
+    }
+  }
+
+  it('0a: a sealed .log cut short after a clean stop: recover --dry-run and the loader both refuse, nothing changes', async () => {
+    const w = await written('cut-sealed', 80);
+    const sealed = logFiles(w.partitionDir)[0] as string;
+    const size = readFileSync(sealed).length;
+    writeFileSync(sealed, readFileSync(sealed).subarray(0, size - 1500)); // below its last .index entries
+    const before = readTree(w.dataDir);
+    const dry = await runSeglog(['recover', '--dry-run', w.dataDir]);
+    expect(dry.code).toBe(1);
+    // (a dry run names the file in its temporary copy)
+    expect(dry.stderr).toMatch(new RegExp(`^seglog: SEGLOG_ERR_LOG_CORRUPTION: corrupt segment \\S*orders-0/${path.basename(sealed)}: `));
+    expect(await loaderVerdict(w.dataDir)).toBe('SEGLOG_ERR_LOG_CORRUPTION');
+    expect(readTree(w.dataDir)).toEqual(before);
+  });
+
+  it('0b: a garbage recovery-point checkpoint after an unclean stop: recover refuses to cut (data and partition directory)', async () => {
+    const w = await written('garbage-checkpoint', 80);
+    rmSync(path.join(w.dataDir, '.kafka_cleanshutdown'));
+    writeFileSync(path.join(w.dataDir, 'recovery-point-offset-checkpoint'), 'garbage\n');
+    const sealed = logFiles(w.partitionDir)[0] as string;
+    const position = batchPosition(sealed, 3);
+    flipPayloadByte(sealed, position);
+    const before = readTree(w.dataDir);
+    for (const target of [w.dataDir, w.partitionDir]) {
+      const dry = await runSeglog(['recover', '--dry-run', target]);
+      expect(dry.code, dry.stdout).toBe(1);
+      expect(dry.stderr).toContain('SEGLOG_ERR_LOG_CORRUPTION');
+      expect(dry.stderr).toContain(`orders-0/${path.basename(sealed)}: invalid batch (corrupt) and the recovery point is unknown`);
+    }
+    expect(await loaderVerdict(w.dataDir)).toBe('SEGLOG_ERR_LOG_CORRUPTION');
+    const refused = await runSeglog(['recover', w.dataDir]);
+    expect(refused.code).toBe(1);
+    expect(readTree(w.dataDir)).toEqual(before);
+  });
+});
+
+// Issue 23 item 0c through the CLI: a damaged batch header inside a sealed segment. verify names it (file,
+// position) and says where reads resume, from the engine's own survey (the one a damaged fetch runs), so the
+// CLI and the broker describe the same bytes the same way. On a70d00f verify said nothing about the records after it.
+describe('a damaged batch header in a sealed segment (issue 23 0c)', () => {
+  for (const [label, damage] of [
+    ['magic byte', (b: Buffer, at: number) => { b[at + 16] = 9; }],
+    ['batch length grown by 40', (b: Buffer, at: number) => b.writeInt32BE(b.readInt32BE(at + 8) + 40, at + 8)],
+  ] as const) {
+    it(`${label}: verify names the damage and where reads resume; the engine's fetch agrees`, async () => {
+      const w = await written(`damaged-header-${label.replace(/ /g, '-')}`, 80);
+      const sealed = logFiles(w.partitionDir)[0] as string;
+      const position = batchPosition(sealed, 4);
+      const resume = batchPosition(sealed, 5);
+      const bytes = readFileSync(sealed);
+      const lostOffset = Number(bytes.readBigInt64BE(position));
+      damage(bytes, position);
+      writeFileSync(sealed, bytes);
+      const verify = await runSeglog(['verify', w.dataDir]);
+      expect(verify.code).toBe(1);
+      expect(verify.stdout).toMatch(new RegExp(`problem: ${sealed} position \\d+`));
+      expect(verify.stdout).toContain(`note: ${sealed} position ${position} offset ${lostOffset + 2}: reads resume at position ${resume}, offset ${lostOffset + 2}: ` +
+        `offsets ${lostOffset}..${lostOffset + 1} cannot be read (damaged bytes ${position}..${resume - 1})`);
+      // The engine, opened as the broker opens it, says the same and reads on from there.
+      const manager = await LogManager.open(new NodeIo(), w.dataDir, { defaultConfig: new LogConfig().with({ segmentBytes: 4096, indexIntervalBytes: 300 }), minFreeBytes: 0, checkpointIntervalMs: 0 });
+      try {
+        const log = manager.getLog('orders', 0)!;
+        const error = await log.read(lostOffset, 1 << 20).then(() => null, (e: unknown) => e as { code?: string; context?: Record<string, unknown> });
+        expect(error?.code).toBe('SEGLOG_ERR_LOG_CORRUPT_BATCH');
+        expect(error?.context).toMatchObject({ position, resumePosition: resume, firstOffset: lostOffset, nextOffset: lostOffset + 2 });
+        const plan = await log.read(lostOffset + 2, 1 << 20);
+        expect(plan.firstOffset).toBe(lostOffset + 2);
+        await plan.release();
+      } finally {
+        await manager.close();
+      }
+    });
+  }
 });

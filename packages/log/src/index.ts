@@ -28,6 +28,10 @@ export type { EpochEntry, EpochEndOffset } from './leader-epoch-cache.js';
 export { FetchPlan, SegmentFileRef } from './fetch-plan.js';
 export type { FetchPart, FetchPlanFields, IsolationLevel } from './fetch-plan.js';
 export { Segment } from './segment.js';
+export { recoveryVerdict } from './recovery-verdict.js';
+export { surveyDamage } from './internal/damage-survey.js';
+export type { DamagedRange, SurveyBounds } from './internal/damage-survey.js';
+export type { RecoveryFacts, RecoveryVerdict } from './recovery-verdict.js';
 export type { SegmentRecovery, SegmentRange, RecoveryStop, TimestampLookup } from './segment.js';
 export { Log, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './log.js';
 export type {

@@ -15,8 +15,10 @@
 //   `log-start-offset-checkpoint` (only logs whose logStartOffset is above
 //   their first segment's base, as Kafka: the loader derives the others from
 //   the first segment): OffsetCheckpoint, `0\n<count>\n<topic> <p> <offset>\n…`,
-//   written atomically. A checkpoint that cannot be read at open means
-//   recovery point 0 (full recovery) or log start 0 for every log (§9).
+//   written atomically. A recovery-point checkpoint that cannot be read at
+//   open makes every recovery point unknown (full scan, no cut but a zero
+//   tail: never "0", which would license cutting everything); an unreadable
+//   log-start checkpoint means log start 0. Both are noted in `notes`.
 // - `<topic>-<partition>/`: one Log each. `<topic>-<p>.<uuid>-delete`
 //   directories are removed at open (an interrupted deleteLog);
 //   `-future`/`-stray` and unparseable names are skipped and listed in
@@ -177,7 +179,8 @@ function parentOf(dir: string): string {
 interface StartState {
   readonly hadCleanShutdown: boolean;
   readonly brokerEpoch: number;
-  readonly recoveryPoints: Map<string, number>;
+  /** null: the recovery-point checkpoint exists but could not be read (every recovery point unknown). */
+  readonly recoveryPoints: Map<string, number> | null;
   readonly logStartOffsets: Map<string, number>;
   readonly notes: string[];
 }
@@ -514,7 +517,7 @@ export class LogManager {
     return this.topicConfigs.get(topic) ?? this.defaultConfig;
   }
 
-  private openLog(path: string, config: LogConfig, positions: { topic: string; partition: number; recoveryPoint: number; logStartOffset: number; hadCleanShutdown: boolean }): Promise<Log> {
+  private openLog(path: string, config: LogConfig, positions: { topic: string; partition: number; recoveryPoint: number | null; logStartOffset: number; hadCleanShutdown: boolean }): Promise<Log> {
     const arena = this.arenaFor(config);
     const cache = this.tailCacheOptions;
     return Log.open(this.io, path, config, {
@@ -553,7 +556,7 @@ export class LogManager {
         const log = await this.openLog(join(this.dir, name), this.configFor(tp.topic), {
           topic: tp.topic,
           partition: tp.partition,
-          recoveryPoint: start.recoveryPoints.get(name) ?? 0,
+          recoveryPoint: start.recoveryPoints === null ? null : (start.recoveryPoints.get(name) ?? 0),
           logStartOffset: start.logStartOffsets.get(name) ?? 0,
           hadCleanShutdown: start.hadCleanShutdown,
         });
@@ -674,7 +677,14 @@ export class LogManager {
   }
 }
 
-/** Reads and deletes the marker, then reads both checkpoints (a read failure means 0 for every partition, §9). */
+/**
+ * Reads and deletes the marker, then reads both checkpoints. An unreadable
+ * recovery-point checkpoint makes every recovery point unknown (null: the
+ * loader scans everything and refuses to cut anything but a zero tail),
+ * never 0 (which would license cutting every segment); an unreadable
+ * log-start checkpoint means log start 0 (the first segment's base: nothing
+ * is cut, deleted records may reappear). Both are noted.
+ */
 async function readStartState(io: Io, dir: string): Promise<StartState> {
   const notes: string[] = [];
   const markerPath = join(dir, FileNames.cleanShutdown);
@@ -685,17 +695,20 @@ async function readStartState(io: Io, dir: string): Promise<StartState> {
     await io.unlink(markerPath);
     await io.fsyncDir(dir);
   }
-  const recoveryPoints = await readCheckpointMap(new OffsetCheckpoint(io, join(dir, FileNames.recoveryPointCheckpoint)), notes);
-  const logStartOffsets = await readCheckpointMap(new OffsetCheckpoint(io, join(dir, FileNames.logStartOffsetCheckpoint)), notes);
+  const recoveryPoints = await readCheckpointMap(new OffsetCheckpoint(io, join(dir, FileNames.recoveryPointCheckpoint)), notes,
+    'every recovery point is unknown: recovery scans every segment and refuses to cut anything but a zero tail');
+  const logStartOffsets = await readCheckpointMap(new OffsetCheckpoint(io, join(dir, FileNames.logStartOffsetCheckpoint)), notes,
+    'every log start offset is taken from the first segment') ?? new Map<string, number>();
   return { hadCleanShutdown, brokerEpoch, recoveryPoints, logStartOffsets, notes };
 }
 
-async function readCheckpointMap(checkpoint: OffsetCheckpoint, notes: string[]): Promise<Map<string, number>> {
+/** The checkpoint's map (empty when the file is missing), or null with a note when it exists but cannot be read. */
+async function readCheckpointMap(checkpoint: OffsetCheckpoint, notes: string[], consequence: string): Promise<Map<string, number> | null> {
   try {
     return OffsetCheckpoint.toMap(await checkpoint.read());
   } catch (error) {
-    notes.push(`${checkpoint.path} could not be read (${(error as Error).message}); every partition starts from 0`);
-    return new Map();
+    notes.push(`${checkpoint.path} could not be read (${(error as Error).message}); ${consequence}`);
+    return null;
   }
 }
 

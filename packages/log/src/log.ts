@@ -95,8 +95,12 @@ export interface TailCacheOptionsForLog {
 export interface LogOpenOptions {
   readonly topic: string;
   readonly partition: number;
-  /** The checkpointed recovery point: everything below it was durable. */
-  readonly recoveryPoint: number;
+  /**
+   * The checkpointed recovery point: everything below it was durable. null:
+   * unknown (the checkpoint could not be read): recovery scans every segment
+   * and refuses to cut anything but a zero tail.
+   */
+  readonly recoveryPoint: number | null;
   /** The checkpointed log start offset. */
   readonly logStartOffset: number;
   readonly hadCleanShutdown: boolean;
@@ -321,7 +325,7 @@ export class Log {
 
   /** Opens (creating, loading and if needed recovering) the log in `dir`. */
   static async open(io: Io, dir: string, config: LogConfig, options: LogOpenOptions): Promise<Log> {
-    assert(Number.isSafeInteger(options.recoveryPoint) && options.recoveryPoint >= 0, 'Log.open: recoveryPoint must be a non-negative safe integer');
+    assert(options.recoveryPoint === null || (Number.isSafeInteger(options.recoveryPoint) && options.recoveryPoint >= 0), 'Log.open: recoveryPoint must be null or a non-negative safe integer');
     assert(Number.isSafeInteger(options.logStartOffset) && options.logStartOffset >= 0, 'Log.open: logStartOffset must be a non-negative safe integer');
     const now = options.now ?? Date.now;
     const random = options.random ?? Math.random;
@@ -1293,7 +1297,10 @@ export class Log {
    * (.txnindex entries were cut with their segments; none are re-added).
    */
   private async reloadProducerState(offset: number): Promise<void> {
-    await this.producerState.truncateAndReload(this.logStartOffsetValue, offset, this.now());
+    // From the first segment's base, as the loader does: a producer whose batches all lie below the log start
+    // offset must stay known (issue 23 item 1).
+    const replayFrom = Math.min((this.segments[0] as Segment).baseOffset, this.logStartOffsetValue);
+    await this.producerState.truncateAndReload(replayFrom, offset, this.now());
     await replayProducerState(this.producerState, this.segments, { upTo: offset, rebuilt: null, snapshotBases: [] });
   }
 

@@ -41,7 +41,9 @@ import type { TransientKind } from './file-names.js';
 import { SegmentFileRef } from './fetch-plan.js';
 import { BATCH_HEADER_BYTES, BatchHeaderReader } from './internal/batch-header-reader.js';
 import { corruptIndex } from './internal/index-errors.js';
-import { logCorruption } from './internal/log-errors.js';
+import { surveyDamage } from './internal/damage-survey.js';
+import type { DamagedRange } from './internal/damage-survey.js';
+import { corruptBatch, logCorruption } from './internal/log-errors.js';
 import type { LogConfig } from './log-config.js';
 import { OffsetIndex } from './offset-index.js';
 import type { OffsetPosition } from './offset-index.js';
@@ -55,6 +57,8 @@ const INT32_MAX = 0x7fffffff;
 const RECOVERY_CHUNK_BYTES = 1024 * 1024;
 const HEADER_SIZE_UP_TO_MAGIC = 17;
 const REPLAY_CHUNK_BYTES = 1024 * 1024;
+/** Largest window of readRange's header walk (one pread covers the headers of a whole range up to this). */
+const WALK_CHUNK_BYTES = 1024 * 1024;
 /** baseOffset int64 + batchLength int32: enough to know a batch's size. */
 const BATCH_LENGTH_END = 12;
 
@@ -124,6 +128,11 @@ export class Segment {
   indexWasMissing: boolean;
   /** A running rebuildIndexes() (concurrent readers that find the index wrong share it). */
   private indexRebuild: Promise<void> | null;
+  /** Damaged ranges of the .log found after a read failed (issue 23 0c); null until surveyed. */
+  private damage: readonly DamagedRange[] | null;
+  private damageSurvey: Promise<readonly DamagedRange[]> | null;
+  /** [0, framingCheckedTo) of the .log was walked header by header by reads and chains into whole batches. */
+  private framingCheckedTo: number;
 
   private constructor(io: Io, dir: string, baseOffset: number, config: LogConfig, parts: { logFile: SegmentFileRef; offsetIndex: OffsetIndex; timeIndex: TimeIndex; txnIndex: TxnIndex | null; size: number; nowMs: number; rollJitterMs: number; lastModifiedMs: number }) {
     this.io = io;
@@ -148,6 +157,9 @@ export class Segment {
     this.preallocated = false;
     this.indexWasMissing = false;
     this.indexRebuild = null;
+    this.damage = null;
+    this.damageSurvey = null;
+    this.framingCheckedTo = 0;
   }
 
   static path(dir: string, baseOffset: number, kind: 'log' | 'index' | 'timeindex' | 'txnindex', transient: TransientKind | null = null): string {
@@ -408,10 +420,73 @@ export class Segment {
     try {
       return await read(false);
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'SEGLOG_ERR_LOG_CORRUPTION') throw error;
-      await this.rebuildIndexes();
+      if ((error as { code?: unknown }).code !== 'SEGLOG_ERR_LOG_CORRUPTION' || this.damage !== null) throw error;
+      try {
+        await this.rebuildIndexes();
+      } catch (rebuildError) {
+        // The .log itself is damaged: find where (once), then reads go around it (readRange) or say where it is.
+        if ((rebuildError as { code?: unknown }).code !== 'SEGLOG_ERR_LOG_CORRUPTION') throw rebuildError;
+        if ((await this.surveyDamage()).length === 0) throw rebuildError;
+      }
       return read(true);
     }
+  }
+
+  /**
+   * The damaged ranges of the written bytes (internal/damage-survey.ts),
+   * surveyed once and kept: a sealed segment's bytes do not change, and an
+   * active one's damage below the written position stays where it is.
+   */
+  surveyDamage(): Promise<readonly DamagedRange[]> {
+    if (this.damage !== null) return Promise.resolve(this.damage);
+    this.damageSurvey ??= surveyDamage(this.logFile.file, { baseOffset: this.baseOffset, limit: this.readablePosition, limitOffset: this.readableNextOffset })
+      .then((ranges) => {
+        this.damage = ranges;
+        return ranges;
+      })
+      .finally(() => {
+        this.damageSurvey = null;
+      });
+    return this.damageSurvey;
+  }
+
+  /** The damaged ranges found so far (empty until a read found damage). */
+  get damagedRanges(): readonly DamagedRange[] {
+    return this.damage ?? [];
+  }
+
+  /**
+   * translateOffset for reads around surveyed damage: an offset inside a
+   * damaged range is SEGLOG_ERR_LOG_CORRUPT_BATCH (file, position, the
+   * offsets lost, the next readable one); one after it is found from the
+   * range's resume position instead of walking through the damage.
+   */
+  private async translateAroundDamage(offset: number, reader: BatchHeaderReader, limit: number): Promise<boolean> {
+    const damage = this.damage;
+    if (damage === null || damage.length === 0) return this.translateOffset(offset, reader, limit);
+    const entry = this.offsetIndex.lookup(offset);
+    let position = entry.position;
+    let jumped = false;
+    for (const range of damage) {
+      if (offset >= range.firstOffset && offset < range.nextOffset) throw corruptBatch(this.logFile.path, this.baseOffset, range);
+      if (range.resumePosition > position && range.nextOffset <= offset) {
+        position = range.resumePosition;
+        jumped = true;
+      }
+    }
+    if (!jumped) return this.translateOffset(offset, reader, limit);
+    if (!(await reader.read(position, limit))) return false;
+    while (reader.lastOffset < offset) {
+      position += reader.size;
+      if (!(await reader.read(position, limit))) return false;
+    }
+    return true;
+  }
+
+  /** Whether a surveyed damaged range starts at `position`, or lies in [from, to). */
+  private damageIn(from: number, to: number): boolean {
+    for (const range of this.damage ?? []) if (range.position >= from && range.position < to) return true;
+    return false;
   }
 
   /**
@@ -428,7 +503,7 @@ export class Segment {
   private async readRangeOnce(startOffset: number, maxBytes: number, boundOffset: number, minOneMessage: boolean): Promise<SegmentRange | null> {
     const limit = this.readablePosition;
     const reader = new BatchHeaderReader(this.logFile.file);
-    if (!(await this.translateOffset(startOffset, reader, limit))) return null;
+    if (!(await this.translateAroundDamage(startOffset, reader, limit))) return null;
     const start = reader.position;
     const firstOffset = reader.baseOffset;
     const end = Math.min(limit, start + (minOneMessage ? Math.max(maxBytes, reader.size) : maxBytes));
@@ -438,25 +513,37 @@ export class Segment {
       const byBound = this.offsetIndex.lookup(boundOffset - 1);
       if (byBound.position < scanStart.position) scanStart = byBound;
     }
+    // A range goes to clients verbatim, so its framing must be checked here, not by a client (issue 23 0c: a
+    // damaged length sent out stalls kcat). The skip through the index to scanStart trusts the bytes it jumps
+    // over, so it is taken only over bytes an earlier read already walked (framingCheckedTo) and never over
+    // known damage; otherwise every header of the range is read, in one chunked pass (at most 1 MiB).
     let position = start;
-    if (scanStart !== undefined && scanStart.position > start) {
+    if (scanStart !== undefined && scanStart.position > start && scanStart.position <= this.framingCheckedTo && !this.damageIn(start, scanStart.position)) {
       // The skip trusts the entry: check it (its header is the next one read anyway).
       await this.readAtEntry(scanStart, reader, limit);
       position = scanStart.position;
     }
+    const walkFrom = position;
+    const walker = new BatchHeaderReader(this.logFile.file, Math.min(end - position + BATCH_HEADER_BYTES, WALK_CHUNK_BYTES));
     let nextOffset = startOffset;
     for (;;) {
-      if (!(await reader.read(position, limit))) {
+      if (position > start && this.damageIn(position, position + 1)) break; // the next read, at nextOffset, says where
+      if (!(await walker.read(position, limit))) {
         nextOffset = position === start ? startOffset : this.readableNextOffset;
         break;
       }
-      if (reader.lastOffset >= boundOffset || position + reader.size > end) {
-        nextOffset = position === start ? startOffset : reader.baseOffset;
+      if (position > walkFrom && walker.baseOffset < nextOffset) {
+        throw logCorruption(this.logFile.path, 'batch offsets go back below the written position', { baseOffset: this.baseOffset, position, offset: walker.baseOffset, expected: nextOffset });
+      }
+      if (walker.lastOffset >= boundOffset || position + walker.size > end) {
+        nextOffset = position === start ? startOffset : walker.baseOffset;
         break;
       }
-      position += reader.size;
-      nextOffset = reader.lastOffset + 1;
+      position += walker.size;
+      nextOffset = walker.lastOffset + 1;
     }
+    // Walked from a checked boundary: the checked prefix grows (sequential readers pay the walk once per byte).
+    if (walkFrom <= this.framingCheckedTo && position > this.framingCheckedTo) this.framingCheckedTo = position;
     return { position: start, length: position - start, firstOffset, nextOffset };
   }
 
@@ -597,7 +684,13 @@ export class Segment {
     const scan: IndexScan = { offsets: [], times: [], maxTimestamp: -1, offsetOfMaxTimestamp: this.baseOffset };
     let bytesSinceLastEntry = 0;
     let position = 0;
+    let nextOffset = this.baseOffset;
     while (await reader.read(position, limit)) {
+      // Offsets going back (or past the written end) are a damaged header, not something to index.
+      if (reader.baseOffset < nextOffset || reader.lastOffset >= this.readableNextOffset) {
+        throw logCorruption(this.logFile.path, 'batch offsets out of order below the written position', { baseOffset: this.baseOffset, position, offset: reader.baseOffset, expected: nextOffset });
+      }
+      nextOffset = reader.lastOffset + 1;
       if (reader.maxTimestamp > scan.maxTimestamp) {
         scan.maxTimestamp = reader.maxTimestamp;
         scan.offsetOfMaxTimestamp = reader.lastOffset;
@@ -678,6 +771,7 @@ export class Segment {
   }
 
   private async resetForRecovery(): Promise<void> {
+    this.framingCheckedTo = 0;
     this.offsetIndex.truncate();
     this.timeIndex.truncate();
     this.txnIndex?.reset();
@@ -699,6 +793,7 @@ export class Segment {
    * bytes cut. The caller has drained pending writes.
    */
   async truncateTo(offset: number, nowMs: number): Promise<number> {
+    this.framingCheckedTo = 0;
     assert(this.readablePosition === this.size, 'Segment.truncateTo: writes still pending');
     const reader = new BatchHeaderReader(this.logFile.file);
     const found = await this.translateOffset(offset, reader, this.size);

@@ -185,19 +185,38 @@ describe('LogManager: unclean stop', () => {
     expect(survivor.openHandles()).toEqual([]);
   });
 
-  it('an unreadable recovery-point checkpoint means full recovery from 0', async () => {
+  it('an unreadable recovery-point checkpoint means "recovery point unknown": the damage is refused, nothing is cut (issue 23 0b)', async () => {
     const { survivor } = await crashedWithDamage();
     const file = await survivor.open(RECOVERY);
     await file.pwrite(Buffer.from('9\n'), 0);
     await file.close();
-    const manager = await open(survivor, { defaultConfig: smallConfig({ segmentBytes: SIZE * 4 }) });
-    expect(manager.notes.some((n) => n.includes('recovery-point-offset-checkpoint'))).toBe(true);
-    // Recovery point 0: every segment scanned; the CRC failure at offset 1 is
-    // above that recovery point, so the log is cut there and later segments go.
-    expect(manager.getLog('t', 0)?.logEndOffset).toBe(1);
-    expect(manager.getLog('t', 0)?.segmentBaseOffsets()).toEqual([0]);
-    expect((await survivor.stat(segmentLog('t', 0, 0))).size).toBe(SIZE);
-    await manager.close();
+    const sizes = await Promise.all([0, 4, 8].map(async (base) => (await survivor.stat(segmentLog('t', 0, base))).size));
+    // Before the fix the garbage read as recovery point 0: every segment was scanned and the CRC failure at
+    // offset 1 licensed cutting segment 0 to one batch and deleting segments 4 and 8 (9 of 10 durable records).
+    const error = await rejected(open(survivor, { defaultConfig: smallConfig({ segmentBytes: SIZE * 4 }) }));
+    expect(error.code).toBe('SEGLOG_ERR_LOG_CORRUPTION');
+    expect(error.message).toContain('recovery point is unknown');
+    expect(error.context).toMatchObject({ path: segmentLog('t', 0, 0), position: SIZE, offset: 1, recoveryPoint: null });
+    expect(await Promise.all([0, 4, 8].map(async (base) => (await survivor.stat(segmentLog('t', 0, base))).size))).toEqual(sizes);
+    expect(survivor.openHandles()).toEqual([]);
+  });
+
+  it('an unreadable recovery-point checkpoint with undamaged segments: full scan, only the zero tail may go, noted', async () => {
+    const io = await newIo();
+    const manager = await open(io, { defaultConfig: smallConfig({ segmentBytes: SIZE * 4 }) });
+    const log = await manager.getOrCreateLog('t', 0);
+    for (let i = 0; i < 10; i++) await log.appendAsLeader(producerBatch(1, { tag: i }), { leaderEpoch: 0 });
+    await log.durable(9);
+    await manager.checkpoint();
+    const survivor = io.recover('process');
+    const file = await survivor.open(RECOVERY);
+    await file.pwrite(Buffer.from('garbage\n'), 0);
+    await file.close();
+    const reopened = await open(survivor, { defaultConfig: smallConfig({ segmentBytes: SIZE * 4 }) });
+    expect(reopened.notes.some((n) => n.includes('recovery-point-offset-checkpoint') && n.includes('unknown'))).toBe(true);
+    expect(reopened.getLog('t', 0)?.logEndOffset).toBe(10);
+    expect(reopened.getLog('t', 0)?.durableOffset).toBe(10);
+    await reopened.close();
     expect(survivor.openHandles()).toEqual([]);
   });
 });

@@ -27,6 +27,8 @@ export interface BrokerContext {
   readonly advertised: { host: string; port: number };
   /** True once stop() began: long polls end at once. */
   stopping: boolean;
+  /** Damaged batches already logged (`<path>@<position>`): read-time damage is said once, not per fetch. */
+  readonly reportedDamage: Set<string>;
 }
 
 export const CLUSTER_ID = 'seglog-single-node';

@@ -4,7 +4,8 @@
 // checkpointed recovery point, §21) and closed again (checkpoints and the
 // marker are rewritten). A partition directory is opened with Log.open
 // (hadCleanShutdown false; recovery point and log start from the parent's
-// checkpoints when it has them, else 0) and closed. Damage below the
+// checkpoints when it has them, else 0; an unreadable recovery-point
+// checkpoint means "unknown", as in LogManager) and closed. Damage below the
 // recovery point makes the engine refuse (SEGLOG_ERR_LOG_CORRUPTION) unless
 // --truncate-corrupt. --dry-run copies the directories to a temporary
 // directory, recovers the copy, reports what WOULD change and deletes the
@@ -99,12 +100,18 @@ async function recoverPartitionDir(io: Io, dirs: LogDirs, onCorruption: Corrupti
   }
   const recoveryPoints = await readOffsetCheckpoint(io, dirs.dataDir, FileNames.recoveryPointCheckpoint);
   const logStarts = await readOffsetCheckpoint(io, dirs.dataDir, FileNames.logStartOffsetCheckpoint);
-  const recoveryPoint = recoveryPoints.offsets.get(partition.name);
   const notes: string[] = [];
-  if (recoveryPoint === undefined) notes.push(`no recovery point for ${partition.name} in ${recoveryPoints.path}: every segment is scanned and anything after the first invalid batch is cut`);
+  // The engine's rule (LogManager): an unreadable checkpoint makes the recovery point unknown, never 0.
+  let recoveryPoint: number | null = recoveryPoints.offsets.get(partition.name) ?? 0;
+  if (recoveryPoints.error !== null) {
+    recoveryPoint = null;
+    notes.push(`${recoveryPoints.path} could not be read (${(recoveryPoints.error as Error).message}): the recovery point is unknown, every segment is scanned and nothing but a zero tail may be cut`);
+  } else if (!recoveryPoints.offsets.has(partition.name)) {
+    notes.push(`no recovery point for ${partition.name} in ${recoveryPoints.path}: every segment is scanned and anything after the first invalid batch is cut`);
+  }
   const { topic, partition: number } = partition.topicPartition;
   const log = await Log.open(io, partition.dir, config, {
-    topic, partition: number, recoveryPoint: recoveryPoint ?? 0, logStartOffset: logStarts.offsets.get(partition.name) ?? 0, hadCleanShutdown: false, onCorruption,
+    topic, partition: number, recoveryPoint, logStartOffset: logStarts.offsets.get(partition.name) ?? 0, hadCleanShutdown: false, onCorruption,
   });
   const logEndOffsets = new Map([[partition.name, log.logEndOffset]]);
   await log.close();
@@ -232,7 +239,9 @@ export const recoverCommand: CommandSpec = {
     'its checkpoint); a partition directory is opened with Log.open (recovery point from the parent\'s checkpoint',
     'if there is one, else 0: every segment is scanned). Segments below the recovery point are not rescanned:',
     'run seglog verify to check them. Damage below the recovery point is refused (SEGLOG_ERR_LOG_CORRUPTION)',
-    'unless --truncate-corrupt. Reports bytes cut per segment, segments deleted and files rebuilt, then verifies',
+    'unless --truncate-corrupt; so is anything but a zero tail when the recovery-point checkpoint cannot be read',
+    '(the recovery point is unknown, never 0). The decision is the engine\'s own (recoveryVerdict), the one the',
+    'broker takes at start. Reports bytes cut per segment, segments deleted and files rebuilt, then verifies',
     'the result: problems recovery does not repair (e.g. a bad batch in a segment below the recovery point) are',
     'listed and the exit code is 1. Indexes are rebuilt with the default topic config unless --config says otherwise.',
     'A data directory\'s broker-producer-id that is damaged, or not above every producer id in the logs, is rewritten',

@@ -46,6 +46,7 @@ import {
   FileNames, LeaderEpochCheckpoint, OffsetIndex, TimeIndex, TxnIndex, decodeSnapshot, snapshotOffsets,
 } from '@seglog/log';
 import { readOffsetCheckpoint } from './checkpoints.js';
+import { resumeAfterDamage } from './damage-resume.js';
 import { describeEnd, errorText, hex32 } from './dump-log.js';
 import { listSegments, segmentPath } from './log-dirs.js';
 import type { LogDirs, PartitionDir, SegmentFiles } from './log-dirs.js';
@@ -235,6 +236,7 @@ export class Verifier {
         scan.validBytes = end.position;
         this.progress.advance(end.trailingBytes);
         this.addEnd(file, end, scan, where);
+        if ((end.stop === 'partial' || end.stop === 'corrupt') && !where.isLast) await this.noteResume(file, segment.baseOffset, where.nextBase, end.position);
       }
       if (gaps > 0 && !this.options.strict) this.add({ severity: 'note', file, what: `${gaps} offset gap(s) between batches (compaction or follower appends leave them; --strict makes them problems)` });
     } finally {
@@ -259,6 +261,18 @@ export class Verifier {
         this.add({ severity: where.isLast ? 'note' : 'problem', file, position: end.position, what: `${describeEnd(end)}${where.isLast ? '' : ' in a sealed segment (it should have been trimmed on roll)'}` });
       }
     }
+  }
+
+  /** Where the engine's reads resume after the damage (its own survey), so verify and a fetch agree. */
+  private async noteResume(file: string, baseOffset: number, nextBase: number, position: number): Promise<void> {
+    const found = await resumeAfterDamage(this.io, file, { baseOffset, nextBase, position });
+    if (found === null) return;
+    const lost = found.firstOffset === found.nextOffset - 1 ? `offset ${found.firstOffset}` : `offsets ${found.firstOffset}..${found.nextOffset - 1}`;
+    this.add({
+      severity: 'note', file, position: found.position, offset: found.nextOffset,
+      what: found.atEnd ? `no batch after the damage is readable (${lost} from position ${found.position})`
+        : `reads resume at position ${found.resumePosition}, offset ${found.nextOffset}: ${lost} cannot be read (damaged bytes ${found.position}..${found.resumePosition - 1})`,
+    });
   }
 
   private async verifyOffsetIndex(dir: string, segment: SegmentFiles, scan: SegmentScan): Promise<void> {

@@ -55,6 +55,23 @@ export function logCorruption(path: string, reason: string, context: Readonly<Re
   });
 }
 
+/**
+ * A read reached a batch that a damage survey found damaged in the .log
+ * (issue 23 0c): the offsets [firstOffset, nextOffset) cannot be read; the
+ * log continues at nextOffset. Kafka answers a corrupt batch at fetch with
+ * CORRUPT_MESSAGE (its CorruptRecordException), so the client sees what
+ * happened instead of a storage error it retries forever.
+ */
+export function corruptBatch(path: string, baseOffset: number, range: { position: number; resumePosition: number; firstOffset: number; nextOffset: number }): SeglogError {
+  const lost = range.nextOffset - range.firstOffset;
+  return new SeglogError('SEGLOG_ERR_LOG_CORRUPT_BATCH',
+    `damaged batch in ${path} at position ${range.position} (${range.resumePosition - range.position} bytes): ` +
+    `${lost === 1 ? `offset ${range.firstOffset}` : `offsets ${range.firstOffset}..${range.nextOffset - 1}`} cannot be read; the log continues at offset ${range.nextOffset}`, {
+      kafka: 'CORRUPT_MESSAGE',
+      context: { path, baseOffset, position: range.position, resumePosition: range.resumePosition, firstOffset: range.firstOffset, nextOffset: range.nextOffset },
+    });
+}
+
 /** A verbatim append holding no complete batch. */
 export function emptyAppend(dir: string, bytes: number): SeglogError {
   return new SeglogError('SEGLOG_ERR_LOG_EMPTY_APPEND', `follower append of ${bytes} bytes holds no complete batch (log ${dir})`, {

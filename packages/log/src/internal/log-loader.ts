@@ -7,21 +7,23 @@
 //   compaction yet, so a `.swap` is never promoted); index files without a
 //   `.log` are removed; the directory is fsynced if anything was removed.
 // - Clean shutdown: no scan, except segments whose `.index` is missing or
-//   whose indexes fail the sanity check (those are recovered), and segments
-//   whose .log does not end on a batch boundary (bytes appended after the
-//   clean close, a torn tail): those are recovered under the unclean rules —
-//   the invalid tail is cut when it lies at or beyond the recovery point,
-//   else SEGLOG_ERR_LOG_CORRUPTION (Kafka treats such a tail as not data).
+//   whose indexes fail the sanity check, and segments whose .log does not
+//   end on a batch boundary (bytes appended after the clean close, a torn
+//   tail): those are recovered, and an index that fails its check is rebuilt
+//   from the .log — it never licenses cutting the .log.
 // - Unclean: every segment from floor(recoveryPoint) is recovered (CRC
-//   checked, indexes rebuilt, torn tail cut). When a segment loses bytes,
-//   every later segment is deleted — unless what was cut is all zeros and
-//   the next segment starts at the offset where the scan stopped (a
-//   reservation or direct-write padding whose trim was not durable yet).
-// - Corruption below the recovery point: if recovery would cut bytes that
-//   hold offsets below the recovery point (the last checkpoint said they were
-//   durable), or the recovered log ends below it, loading fails with
-//   SEGLOG_ERR_LOG_CORRUPTION (kafka KAFKA_STORAGE_ERROR) unless
-//   onCorruption is 'truncate' (Kafka's behaviour: cut and continue).
+//   checked, indexes rebuilt, torn tail cut); with the recovery point
+//   unknown (null: the checkpoint could not be read), every segment.
+// - What a scan may cut, and whether the later segments go, is decided by
+//   recoveryVerdict (recovery-verdict.ts), the one decision `seglog recover`
+//   and `seglog verify` share: never at or below the recovery point, never a
+//   sealed segment after a clean shutdown, never anything but a zero tail
+//   when the recovery point is unknown; a refusal is
+//   SEGLOG_ERR_LOG_CORRUPTION (kafka KAFKA_STORAGE_ERROR) with the file,
+//   position and offset, and changes nothing on disk. onCorruption
+//   'truncate' is Kafka's behaviour instead (cut at the first invalid batch,
+//   delete every later segment), an operator's explicit choice. A log that
+//   ends below a known recovery point after an unclean stop is refused too.
 // - fsyncgate (reliability.md §2.1, ENGINE BUG 8 in
 //   test/reliability-engine-bugs.test.ts): after an unclean stop, the bytes
 //   of every recovered segment from the batch holding the recovery point on
@@ -36,12 +38,16 @@
 // - Then: a log ending below logStartOffset loses every segment; an empty
 //   directory gets one empty segment at logStartOffset; the active segment's
 //   indexes get their full capacity back; the leader-epoch cache is cut at
-//   both ends; recovery point = LEO after a clean stop, else
+//   both ends; recovery point = LEO after a clean stop or when it was
+//   unknown (every segment was then scanned and re-written), else
 //   min(recoveryPoint, LEO).
 // - Producer state (§21 step 7): stray snapshots are removed; snapshots
 //   above the first recovered segment's base go too (its .txnindex was reset
 //   and must be rebuilt from state that is exact at its base); the newest
-//   valid snapshot is loaded and the log replayed from it to the LEO with
+//   valid snapshot above the first segment's base is loaded (none: the
+//   state starts at that base — the segment holding the log start offset,
+//   as Kafka's, or an earlier one an interrupted retention left — not at the
+//   log start offset) and the log replayed from it to the LEO with
 //   replication origin, re-adding the aborted transactions of recovered
 //   segments to their .txnindex; snapshots are taken at the last two segment
 //   bases crossed and at the LEO. Deviation: Kafka skips the replay after a
@@ -56,13 +62,16 @@ import type { LogConfig } from '../log-config.js';
 import { ProducerStateManager } from '../producer-state-manager.js';
 import { Segment } from '../segment.js';
 import type { SegmentRecovery } from '../segment.js';
+import { recoveryVerdict } from '../recovery-verdict.js';
+import type { RecoveryFacts } from '../recovery-verdict.js';
 import { logCorruption } from './log-errors.js';
 import { seams } from './test-seams.js';
 
 export type CorruptionPolicy = 'fail' | 'truncate';
 
 export interface LoadOptions {
-  readonly recoveryPoint: number;
+  /** The checkpointed recovery point; null when the checkpoint could not be read (nothing may be cut without refusal). */
+  readonly recoveryPoint: number | null;
   readonly logStartOffset: number;
   readonly hadCleanShutdown: boolean;
   readonly onCorruption: CorruptionPolicy;
@@ -153,12 +162,23 @@ function epochAssigner(cache: LeaderEpochCache, pending: Promise<boolean>[]): (b
   };
 }
 
-function checkRecovery(segment: Segment, result: SegmentRecovery, options: LoadOptions, trusted: boolean, next: Segment | undefined): void {
-  if (trusted || options.onCorruption === 'truncate' || seams.truncateBelowDurable) return; // last: mutant
-  if (result.stop === 'end' || result.nextOffset >= options.recoveryPoint) return;
-  // Only zeros after the last batch and the next segment starts right there: nothing is lost.
-  if (result.stop === 'zero' && next !== undefined && next.baseOffset === result.nextOffset) return;
-  throw logCorruption(Segment.path(segment.dir, segment.baseOffset, 'log'), `invalid batch (${result.stop}) below the recovery point`, {
+/** The facts recoveryVerdict judges, for one scanned segment. */
+function factsOf(result: SegmentRecovery, options: LoadOptions, next: Segment | undefined): RecoveryFacts {
+  return {
+    hadCleanShutdown: options.hadCleanShutdown,
+    recoveryPoint: options.recoveryPoint,
+    stop: result.stop,
+    nextOffset: result.nextOffset,
+    truncatedBytes: result.truncatedBytes,
+    nextSegmentBase: next === undefined ? null : next.baseOffset,
+  };
+}
+
+/** Throws SEGLOG_ERR_LOG_CORRUPTION (file, position, offset) when the verdict refuses; the segment is then unchanged. */
+function checkRecovery(segment: Segment, result: SegmentRecovery, options: LoadOptions, next: Segment | undefined): void {
+  const verdict = recoveryVerdict(factsOf(result, options, next));
+  if (verdict.action !== 'refuse') return;
+  throw logCorruption(Segment.path(segment.dir, segment.baseOffset, 'log'), verdict.reason, {
     baseOffset: segment.baseOffset,
     position: result.validBytes,
     offset: result.nextOffset,
@@ -175,11 +195,13 @@ interface RecoveryOutcome {
   readonly truncatedBytes: number;
 }
 
-/** Recovers or loads every segment in order; deletes the ones after a segment that lost bytes. */
+/** Recovers or loads every segment in order; deletes the ones after a segment that lost bytes (when the verdict allows). */
 async function recoverSegments(io: Io, segments: Segment[], cache: LeaderEpochCache, options: LoadOptions): Promise<RecoveryOutcome> {
-  const start = options.hadCleanShutdown ? segments.length : floorIndex(segments, options.recoveryPoint);
+  const start = recoveryStart(segments, options);
   const pending: Promise<boolean>[] = [];
   const onBatch = epochAssigner(cache, pending);
+  // Kafka's rule (cut, delete later segments) only when the operator asked for it, or a test mutant.
+  const mayRefuse = options.onCorruption !== 'truncate' && !seams.truncateBelowDurable;
   let recovered = 0;
   let truncatedBytes = 0;
   const rebuilt = new Set<Segment>();
@@ -192,25 +214,20 @@ async function recoverSegments(io: Io, segments: Segment[], cache: LeaderEpochCa
       if (await segment.loadState()) continue;
       trusted = false;
     }
-    // No check when nothing can be refused: recover() then scans once.
-    const mayRefuse = !trusted && options.onCorruption !== 'truncate' && !seams.truncateBelowDurable;
+    // An index that fails its check is rebuilt from the .log; it never licenses a cut: the verdict decides.
     const following = segments[i + 1];
-    const result = await segment.recover(onBatch, mayRefuse ? (scanned) => checkRecovery(segment, scanned, options, trusted, following) : undefined);
+    const result = await segment.recover(onBatch, mayRefuse ? (scanned) => checkRecovery(segment, scanned, options, following) : undefined);
     recovered++;
     rebuilt.add(segment);
     // fsyncgate: bytes beyond the recovery point are made durable before anything may report them so.
-    if (!trusted && (await segment.rewriteFrom(options.recoveryPoint)) > 0) rewritten = true;
+    if (!trusted && (await segment.rewriteFrom(options.recoveryPoint ?? segment.baseOffset)) > 0) rewritten = true;
     if (i < segments.length - 1) {
       await segment.offsetIndex.trim();
       await segment.timeIndex.trim();
       await segment.flushIndexes();
     }
-    if (result.truncatedBytes === 0 && !gapFollows(segments, i, options, trusted)) continue;
     truncatedBytes += result.truncatedBytes;
-    // Zeros after the last batch, with the next segment starting exactly there: reservation zeros or
-    // direct-write page padding whose trim was not durable yet (roll), not lost data. Later segments stay.
-    const next = segments[i + 1];
-    if (result.stop === 'zero' && next !== undefined && next.baseOffset === result.nextOffset) continue;
+    if (!deletesLater(result, options, following, mayRefuse)) continue;
     const later = segments.splice(i + 1);
     for (const doomed of later) {
       truncatedBytes += doomed.size;
@@ -224,24 +241,29 @@ async function recoverSegments(io: Io, segments: Segment[], cache: LeaderEpochCa
   return { segments, rebuilt, recovered, truncatedBytes };
 }
 
+/** The index of the first segment recovery scans: none after a clean stop, all when the recovery point is unknown. */
+function recoveryStart(segments: readonly Segment[], options: LoadOptions): number {
+  if (options.hadCleanShutdown) return segments.length;
+  return options.recoveryPoint === null ? 0 : floorIndex(segments, options.recoveryPoint);
+}
+
 /**
- * After an unclean stop, a later segment that does not start where this one
- * ends, with the gap at or beyond the recovery point, follows a lost write:
- * power loss dropped this segment's unsynced tail but kept the next file.
- * Keeping it would leave a hole in the offsets (ENGINE BUG 3 in
- * test/crash-points.test.ts), so it is cut like a torn tail. A follower's
- * legitimate gap above the recovery point is cut too; it is not durable and
- * is fetched again.
+ * Whether the segments after a recovered one go. With refusals on, the
+ * verdict already passed (a refusal threw before anything changed), so it
+ * says cut or keep. With onCorruption 'truncate' (Kafka's rule): any bytes
+ * cut, except zeros right before the next segment, delete the later ones, as
+ * does a gap after an unclean stop at or beyond the recovery point.
  */
-function gapFollows(segments: readonly Segment[], i: number, options: LoadOptions, trusted: boolean): boolean {
-  if (trusted || i + 1 >= segments.length) return false;
-  const segment = segments[i] as Segment;
-  const next = segments[i + 1] as Segment;
-  return next.baseOffset > segment.nextOffset && segment.nextOffset >= options.recoveryPoint;
+function deletesLater(result: SegmentRecovery, options: LoadOptions, next: Segment | undefined, refusing: boolean): boolean {
+  if (next === undefined) return false;
+  const verdict = recoveryVerdict(factsOf(result, options, next));
+  if (verdict.action === 'cut') return verdict.deleteLater;
+  if (refusing || verdict.action === 'keep') return false;
+  return !(result.stop === 'zero' && next.baseOffset === result.nextOffset);
 }
 
 function checkEnd(segments: readonly Segment[], logEndOffset: number, options: LoadOptions): void {
-  if (options.hadCleanShutdown || options.onCorruption === 'truncate' || logEndOffset >= options.recoveryPoint) return;
+  if (options.hadCleanShutdown || options.onCorruption === 'truncate' || options.recoveryPoint === null || logEndOffset >= options.recoveryPoint) return;
   if (seams.truncateBelowDurable) return; // mutant
   const last = segments[segments.length - 1];
   const path = last === undefined ? '(none)' : Segment.path(last.dir, last.baseOffset, 'log');
@@ -310,7 +332,8 @@ export async function loadLog(io: Io, dir: string, config: LogConfig, options: L
     await closeAll(segments);
     throw error;
   }
-  const recoveryPoint = options.hadCleanShutdown ? logEndOffset : Math.min(options.recoveryPoint, logEndOffset);
+  // Unknown recovery point after an unclean stop: every segment was scanned and re-written (fsyncgate), so all is durable.
+  const recoveryPoint = options.hadCleanShutdown || options.recoveryPoint === null ? logEndOffset : Math.min(options.recoveryPoint, logEndOffset);
   let producerState: ProducerStateManager;
   try {
     producerState = await loadProducerState(io, dir, config, segments, outcome.rebuilt, { logStartOffset, logEndOffset, nowMs: options.nowMs });
@@ -334,7 +357,15 @@ async function loadProducerState(
   await psm.removeStraySnapshots(segments.map((segment) => segment.baseOffset));
   const firstRebuilt = segments.find((segment) => rebuilt.has(segment));
   if (firstRebuilt !== undefined) await psm.deleteSnapshotsAbove(firstRebuilt.baseOffset);
-  await psm.truncateAndReload(positions.logStartOffset, positions.logEndOffset, positions.nowMs);
+  // Kafka replays from the base of the segment holding the log start offset, not from the log start offset:
+  // a producer whose batches all lie below it (deleteRecords inside a segment) must still be known, or its
+  // retry is written again at a new offset (issue 23 item 1). We start at the first segment: the same one,
+  // unless an interrupted retention left whole segments below it, whose batches still tell the exact first
+  // offset of a transaction open across the log start (test/crash-points.test.ts, "log start inside a
+  // segment", k=84: the rebuilt .txnindex said 3@13 where the transaction began at 9). Snapshots above that
+  // base stay usable.
+  const replayFrom = (segments[0] as Segment).baseOffset;
+  await psm.truncateAndReload(Math.min(replayFrom, positions.logStartOffset), positions.logEndOffset, positions.nowMs);
   const snapshotBases = segments.slice(-2).map((segment) => segment.baseOffset);
   await replayProducerState(psm, segments, { upTo: positions.logEndOffset, rebuilt, snapshotBases });
   await psm.takeSnapshot();

@@ -18,10 +18,12 @@ import type { FetchPlan } from '@seglog/log';
 import { kafkaErrorCode } from '../../protocol/index.js';
 import type { FetchPartition, FetchPartitionResponse, FetchRequest, FetchResponse, FetchTopicResponse } from '../../protocol/index.js';
 import type { BrokerContext } from '../broker-context.js';
-import { errorCodeOf } from '../errors.js';
+import { errorCodeOf, errorMessageOf } from '../errors.js';
 import type { PartitionLog } from '../topic-store.js';
 
 const EMPTY = Buffer.alloc(0);
+/** Damaged batches remembered as already logged. */
+const MAX_REPORTED_DAMAGE = 1024;
 const READ_COMMITTED = 1;
 
 interface Round {
@@ -89,6 +91,7 @@ async function readPartition(ctx: BrokerContext, request: FetchRequest, topic: s
     });
   } catch (error) {
     round.errors++;
+    reportDamage(ctx, topic, p.partition, error);
     return partitionError(p.partition, errorCodeOf(error), log);
   }
   const aborted = committed ? plan.abortedTransactions.map((t) => ({ producerId: t.producerId, firstOffset: t.firstOffset })) : null;
@@ -103,6 +106,21 @@ async function readPartition(ctx: BrokerContext, request: FetchRequest, topic: s
   round.plans.push(plan);
   round.bytes += plan.totalBytes;
   return { ...base, records: plan };
+}
+
+/**
+ * Read-time damage (SEGLOG_ERR_LOG_CORRUPT_BATCH: a batch of a segment is
+ * damaged on disk) is logged once per batch with its file and position; the
+ * fetch gets CORRUPT_MESSAGE (2), Kafka's code for a corrupt batch at fetch,
+ * and a fetch from the offset the message names reads on.
+ */
+function reportDamage(ctx: BrokerContext, topic: string, partition: number, error: unknown): void {
+  if ((error as { code?: unknown } | null)?.code !== 'SEGLOG_ERR_LOG_CORRUPT_BATCH') return;
+  const context = (error as { context?: { path?: unknown; position?: unknown } }).context;
+  const key = `${String(context?.path)}@${String(context?.position)}`;
+  if (ctx.reportedDamage.has(key)) return;
+  if (ctx.reportedDamage.size < MAX_REPORTED_DAMAGE) ctx.reportedDamage.add(key); // beyond the bound: said per fetch
+  ctx.options.log(`seglog broker: fetch ${topic}-${partition}: ${errorMessageOf(error)} (answered CORRUPT_MESSAGE)`);
 }
 
 function partitionError(partition: number, errorCode: number, log: PartitionLog | null): FetchPartitionResponse {
