@@ -9,3 +9,24 @@ export { ProtocolWriter } from './protocol-writer.js';
 export type { FinishedMessage, MessagePart, RecordsRef } from './protocol-writer.js';
 export { ProtocolErrorCode, protocolError, malformed } from './protocol-error.js';
 export type { ProtocolErrorCodeName } from './protocol-error.js';
+export {
+  PRIMITIVE_TYPES, ZERO_UUID, arrayElementType, inVersions, isPrimitiveType, parseVersions,
+} from './description.js';
+export type {
+  FieldDescription, FieldValue, MessageDescription, MessageKind, PrimitiveType, VersionRange,
+} from './description.js';
+export { MessageCodec } from './message-codec.js';
+export {
+  ALL_DESCRIPTIONS, API_DESCRIPTIONS, REQUEST_HEADER_CODEC, RESPONSE_HEADER_CODEC, apiCodecs,
+  requestHeaderVersion, responseHeaderVersion,
+} from './apis.js';
+export type { ApiCodecs, ApiDescription } from './apis.js';
+export * from './messages/headers.js';
+export * from './messages/api-versions.js';
+export * from './messages/metadata.js';
+export * from './messages/produce.js';
+export * from './messages/fetch.js';
+export * from './messages/list-offsets.js';
+export * from './messages/init-producer-id.js';
+export * from './messages/create-topics.js';
+export * from './messages/delete-records.js';
