@@ -16,6 +16,8 @@ export type {
   FieldDescription, FieldValue, MessageDescription, MessageKind, PrimitiveType, VersionRange,
 } from './description.js';
 export { MessageCodec } from './message-codec.js';
+export { checkDescription, jsName } from './check-description.js';
+export type { KafkaFacts, KafkaFieldFacts, KafkaMessageFacts } from './check-description.js';
 export {
   ALL_DESCRIPTIONS, API_DESCRIPTIONS, REQUEST_HEADER_CODEC, RESPONSE_HEADER_CODEC, apiCodecs,
   requestHeaderVersion, responseHeaderVersion,
