@@ -16,6 +16,7 @@ export type {
   FieldDescription, FieldValue, MessageDescription, MessageKind, PrimitiveType, VersionRange,
 } from './description.js';
 export { MessageCodec } from './message-codec.js';
+export type { MessageCodecOptions } from './message-codec.js';
 export { checkDescription, jsName } from './check-description.js';
 export type { KafkaFacts, KafkaFieldFacts, KafkaMessageFacts } from './check-description.js';
 export {

@@ -20,10 +20,10 @@ function decodeAll(codec: MessageCodec, version: number, bytes: Buffer): string 
 }
 
 describe('hostile input', () => {
-  for (const description of ALL_DESCRIPTIONS) {
-    const codec = new MessageCodec(description);
+  for (const [description, mode] of ALL_DESCRIPTIONS.flatMap((d) => [[d, 'generated'], [d, 'interpreted']] as const)) {
+    const codec = new MessageCodec(description, { mode });
     for (let version = codec.versions.min; version <= codec.versions.max; version++) {
-      it(`${description.name} v${version}: random bytes, truncations, corruptions`, () => {
+      it(`${description.name} v${version} (${mode}): random bytes, truncations, corruptions`, () => {
         fc.assert(fc.property(fc.uint8Array({ maxLength: 96 }), (bytes) => {
           const result = decodeAll(codec, version, Buffer.from(bytes));
           expect(result === 'ok' || TYPED.has(result), result).toBe(true);
