@@ -3,6 +3,7 @@
 // (packages/broker/src/protocol/supported-apis.ts); a description's
 // validVersions is a sub-range of Kafka's (the checker verifies it).
 
+import { assert } from '@seglog/common';
 import { inVersions, parseVersions, type MessageDescription, type VersionRange } from './description.js';
 import { MessageCodec } from './message-codec.js';
 import { API_VERSIONS_REQUEST, API_VERSIONS_RESPONSE } from './messages/api-versions.js';
@@ -15,10 +16,13 @@ import { LIST_OFFSETS_REQUEST, LIST_OFFSETS_RESPONSE } from './messages/list-off
 import { METADATA_REQUEST, METADATA_RESPONSE } from './messages/metadata.js';
 import { PRODUCE_REQUEST, PRODUCE_RESPONSE } from './messages/produce.js';
 
+export type ApiName =
+  | 'PRODUCE' | 'FETCH' | 'LIST_OFFSETS' | 'METADATA' | 'API_VERSIONS' | 'CREATE_TOPICS' | 'DELETE_RECORDS' | 'INIT_PRODUCER_ID';
+
 export interface ApiDescription {
   readonly apiKey: number;
   /** The broker's name of the API (supported-apis.ts). */
-  readonly name: string;
+  readonly name: ApiName;
   readonly request: MessageDescription;
   readonly response: MessageDescription;
 }
@@ -56,6 +60,15 @@ const codecsByKey = new Map<number, ApiCodecs>(API_DESCRIPTIONS.map((api) => [ap
 
 export const REQUEST_HEADER_CODEC = new MessageCodec(REQUEST_HEADER);
 export const RESPONSE_HEADER_CODEC = new MessageCodec(RESPONSE_HEADER);
+
+const codecsByName = new Map<string, ApiCodecs>([...codecsByKey.values()].map((codecs) => [codecs.api.name, codecs]));
+
+/** The compiled codecs of a described API, by its name. */
+export function apiCodecsByName(name: ApiName): ApiCodecs {
+  const codecs = codecsByName.get(name);
+  assert(codecs !== undefined, 'apiCodecsByName: not a described API');
+  return codecs;
+}
 
 /** The compiled codecs of an API, or undefined for an API that is not described. */
 export function apiCodecs(apiKey: number): ApiCodecs | undefined {

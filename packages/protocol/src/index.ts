@@ -20,10 +20,16 @@ export type { MessageCodecOptions } from './message-codec.js';
 export { checkDescription, jsName } from './check-description.js';
 export type { KafkaFacts, KafkaFieldFacts, KafkaMessageFacts } from './check-description.js';
 export {
-  ALL_DESCRIPTIONS, API_DESCRIPTIONS, REQUEST_HEADER_CODEC, RESPONSE_HEADER_CODEC, apiCodecs,
+  ALL_DESCRIPTIONS, API_DESCRIPTIONS, REQUEST_HEADER_CODEC, RESPONSE_HEADER_CODEC, apiCodecs, apiCodecsByName,
   requestHeaderVersion, responseHeaderVersion,
 } from './apis.js';
-export type { ApiCodecs, ApiDescription } from './apis.js';
+export type { ApiCodecs, ApiDescription, ApiName } from './apis.js';
+export { decodeRequest } from './decode-request.js';
+export type { DecodedRequest, RequestHeader } from './decode-request.js';
+export { encodeResponse } from './encode-response.js';
+export type { ResponseTarget } from './encode-response.js';
+export { encodeRequest, decodeResponse } from './encode-request.js';
+export type { DecodedResponse, RequestTarget } from './encode-request.js';
 export * from './messages/headers.js';
 export * from './messages/api-versions.js';
 export * from './messages/metadata.js';
