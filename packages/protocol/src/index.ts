@@ -8,6 +8,8 @@ export type { TagHandler } from './protocol-reader.js';
 export { ProtocolWriter } from './protocol-writer.js';
 export type { FinishedMessage, MessagePart, RecordsRef } from './protocol-writer.js';
 export { ProtocolErrorCode, protocolError, malformed } from './protocol-error.js';
+export { FrameReader, DEFAULT_MAX_FRAME_BYTES } from './frame-reader.js';
+export type { FrameReaderOptions } from './frame-reader.js';
 export type { ProtocolErrorCodeName } from './protocol-error.js';
 export {
   PRIMITIVE_TYPES, ZERO_UUID, arrayElementType, inVersions, isPrimitiveType, parseVersions,
