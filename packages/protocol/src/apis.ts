@@ -6,18 +6,42 @@
 import { assert } from '@seglog/common';
 import { inVersions, parseVersions, type MessageDescription, type VersionRange } from './description.js';
 import { MessageCodec } from './message-codec.js';
-import { API_VERSIONS_REQUEST, API_VERSIONS_RESPONSE } from './messages/api-versions.js';
-import { CREATE_TOPICS_REQUEST, CREATE_TOPICS_RESPONSE } from './messages/create-topics.js';
-import { DELETE_RECORDS_REQUEST, DELETE_RECORDS_RESPONSE } from './messages/delete-records.js';
-import { FETCH_REQUEST, FETCH_RESPONSE } from './messages/fetch.js';
+import { API_VERSIONS_REQUEST, API_VERSIONS_RESPONSE, type ApiVersionsRequest, type ApiVersionsResponse } from './messages/api-versions.js';
+import { CREATE_TOPICS_REQUEST, CREATE_TOPICS_RESPONSE, type CreateTopicsRequest, type CreateTopicsResponse } from './messages/create-topics.js';
+import { DELETE_RECORDS_REQUEST, DELETE_RECORDS_RESPONSE, type DeleteRecordsRequest, type DeleteRecordsResponse } from './messages/delete-records.js';
+import { FETCH_REQUEST, FETCH_RESPONSE, type FetchRequest, type FetchResponse } from './messages/fetch.js';
 import { REQUEST_HEADER, RESPONSE_HEADER } from './messages/headers.js';
-import { INIT_PRODUCER_ID_REQUEST, INIT_PRODUCER_ID_RESPONSE } from './messages/init-producer-id.js';
-import { LIST_OFFSETS_REQUEST, LIST_OFFSETS_RESPONSE } from './messages/list-offsets.js';
-import { METADATA_REQUEST, METADATA_RESPONSE } from './messages/metadata.js';
-import { PRODUCE_REQUEST, PRODUCE_RESPONSE } from './messages/produce.js';
+import { INIT_PRODUCER_ID_REQUEST, INIT_PRODUCER_ID_RESPONSE, type InitProducerIdRequest, type InitProducerIdResponse } from './messages/init-producer-id.js';
+import { LIST_OFFSETS_REQUEST, LIST_OFFSETS_RESPONSE, type ListOffsetsRequest, type ListOffsetsResponse } from './messages/list-offsets.js';
+import { METADATA_REQUEST, METADATA_RESPONSE, type MetadataRequest, type MetadataResponse } from './messages/metadata.js';
+import { PRODUCE_REQUEST, PRODUCE_RESPONSE, type ProduceRequest, type ProduceResponse } from './messages/produce.js';
 
 export type ApiName =
   | 'PRODUCE' | 'FETCH' | 'LIST_OFFSETS' | 'METADATA' | 'API_VERSIONS' | 'CREATE_TOPICS' | 'DELETE_RECORDS' | 'INIT_PRODUCER_ID';
+
+/** Decoded request bodies by API (types derived from the descriptions). */
+export interface RequestBodies {
+  readonly PRODUCE: ProduceRequest;
+  readonly FETCH: FetchRequest;
+  readonly LIST_OFFSETS: ListOffsetsRequest;
+  readonly METADATA: MetadataRequest;
+  readonly API_VERSIONS: ApiVersionsRequest;
+  readonly CREATE_TOPICS: CreateTopicsRequest;
+  readonly DELETE_RECORDS: DeleteRecordsRequest;
+  readonly INIT_PRODUCER_ID: InitProducerIdRequest;
+}
+
+/** Response bodies by API. */
+export interface ResponseBodies {
+  readonly PRODUCE: ProduceResponse;
+  readonly FETCH: FetchResponse;
+  readonly LIST_OFFSETS: ListOffsetsResponse;
+  readonly METADATA: MetadataResponse;
+  readonly API_VERSIONS: ApiVersionsResponse;
+  readonly CREATE_TOPICS: CreateTopicsResponse;
+  readonly DELETE_RECORDS: DeleteRecordsResponse;
+  readonly INIT_PRODUCER_ID: InitProducerIdResponse;
+}
 
 export interface ApiDescription {
   readonly apiKey: number;

@@ -7,7 +7,7 @@
 // returned as API_VERSIONS_UNSUPPORTED (the broker answers them, KIP-511).
 // The header has the broker's RequestHeader shape.
 
-import { apiCodecs, requestHeaderVersion, REQUEST_HEADER_CODEC, type ApiName } from './apis.js';
+import { apiCodecs, requestHeaderVersion, REQUEST_HEADER_CODEC, type RequestBodies } from './apis.js';
 import { ProtocolErrorCode, protocolError } from './protocol-error.js';
 import { ProtocolReader } from './protocol-reader.js';
 
@@ -20,7 +20,7 @@ export interface RequestHeader {
 }
 
 export type DecodedRequest =
-  | { readonly api: ApiName; readonly header: RequestHeader; readonly body: Record<string, unknown> }
+  | { [N in keyof RequestBodies]: { readonly api: N; readonly header: RequestHeader; readonly body: RequestBodies[N] } }[keyof RequestBodies]
   /** An ApiVersions request of a version we do not speak: its body is not parsed. */
   | { readonly api: 'API_VERSIONS_UNSUPPORTED'; readonly header: RequestHeader; readonly body: null };
 
@@ -45,7 +45,8 @@ export function decodeRequest(frame: Buffer): DecodedRequest {
   }
   const body = codecs.request.decode(reader, version);
   reader.expectEnd(`${codecs.api.name} v${version} request`);
-  return { api: codecs.api.name, header, body };
+  // The API's codec decodes exactly its description, whose type RequestBodies names.
+  return { api: codecs.api.name, header, body } as DecodedRequest;
 }
 
 function decodeHeader(reader: ProtocolReader): RequestHeader {

@@ -4,18 +4,21 @@
 // encodes responses.
 
 import { assert } from '@seglog/common';
-import { apiCodecsByName, requestHeaderVersion, responseHeaderVersion, REQUEST_HEADER_CODEC, RESPONSE_HEADER_CODEC, type ApiName } from './apis.js';
+import {
+  apiCodecsByName, requestHeaderVersion, responseHeaderVersion, REQUEST_HEADER_CODEC, RESPONSE_HEADER_CODEC,
+  type ApiName, type RequestBodies, type ResponseBodies,
+} from './apis.js';
 import { ProtocolReader } from './protocol-reader.js';
 import type { FinishedMessage, ProtocolWriter } from './protocol-writer.js';
 
-export interface RequestTarget {
-  readonly api: ApiName;
+export interface RequestTarget<N extends ApiName = ApiName> {
+  readonly api: N;
   readonly apiVersion: number;
   readonly correlationId: number;
   readonly clientId: string | null;
 }
 
-export function encodeRequest(writer: ProtocolWriter, target: RequestTarget, body: object): FinishedMessage {
+export function encodeRequest<N extends ApiName>(writer: ProtocolWriter, target: RequestTarget<N>, body: RequestBodies[N]): FinishedMessage {
   const codecs = apiCodecsByName(target.api);
   const version = target.apiVersion;
   assert(writer.byteLength === 0, 'encodeRequest: writer holds an unfinished message');
@@ -24,20 +27,20 @@ export function encodeRequest(writer: ProtocolWriter, target: RequestTarget, bod
   REQUEST_HEADER_CODEC.write(writer, requestHeaderVersion(codecs.api.apiKey, version), {
     requestApiKey: codecs.api.apiKey, requestApiVersion: version, correlationId: target.correlationId, clientId: target.clientId,
   });
-  codecs.request.write(writer, version, body as Record<string, unknown>);
+  codecs.request.write(writer, version, body as unknown as Record<string, unknown>);
   return writer.finishFrame();
 }
 
-export interface DecodedResponse {
+export interface DecodedResponse<N extends ApiName = ApiName> {
   readonly correlationId: number;
-  readonly body: Record<string, unknown>;
+  readonly body: ResponseBodies[N];
 }
 
-export function decodeResponse(frame: Buffer, api: ApiName, apiVersion: number): DecodedResponse {
+export function decodeResponse<N extends ApiName>(frame: Buffer, api: N, apiVersion: number): DecodedResponse<N> {
   const codecs = apiCodecsByName(api);
   const reader = new ProtocolReader(frame);
   const header = RESPONSE_HEADER_CODEC.decode(reader, responseHeaderVersion(codecs.api.apiKey, apiVersion)) as { readonly correlationId: number };
   const body = codecs.response.decode(reader, apiVersion);
   reader.expectEnd(`${api} v${apiVersion} response`);
-  return { correlationId: header.correlationId, body };
+  return { correlationId: header.correlationId, body: body as unknown as ResponseBodies[N] };
 }

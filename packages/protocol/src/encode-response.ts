@@ -5,23 +5,23 @@
 // the broker, which owns Kafka's error codes.
 
 import { assert } from '@seglog/common';
-import { apiCodecsByName, responseHeaderVersion, RESPONSE_HEADER_CODEC, type ApiName } from './apis.js';
+import { apiCodecsByName, responseHeaderVersion, RESPONSE_HEADER_CODEC, type ApiName, type ResponseBodies } from './apis.js';
 import type { FinishedMessage, ProtocolWriter } from './protocol-writer.js';
 
-export interface ResponseTarget {
-  readonly api: ApiName;
+export interface ResponseTarget<N extends ApiName = ApiName> {
+  readonly api: N;
   readonly apiVersion: number;
   readonly correlationId: number;
 }
 
 /** Writes `int32 size, response header, body` and returns the frame's parts. */
-export function encodeResponse(writer: ProtocolWriter, target: ResponseTarget, body: object): FinishedMessage {
+export function encodeResponse<N extends ApiName>(writer: ProtocolWriter, target: ResponseTarget<N>, body: ResponseBodies[N]): FinishedMessage {
   const codecs = apiCodecsByName(target.api);
   const version = target.apiVersion;
   assert(writer.byteLength === 0, 'encodeResponse: writer holds an unfinished message');
   assert(codecs.response.supports(version), 'encodeResponse: version outside the description');
   writer.int32(0);
   RESPONSE_HEADER_CODEC.write(writer, responseHeaderVersion(codecs.api.apiKey, version), { correlationId: target.correlationId });
-  codecs.response.write(writer, version, body as Record<string, unknown>);
+  codecs.response.write(writer, version, body as unknown as Record<string, unknown>);
   return writer.finishFrame();
 }

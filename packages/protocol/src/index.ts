@@ -18,6 +18,7 @@ export type {
   FieldDescription, FieldValue, MessageDescription, MessageKind, PrimitiveType, VersionRange,
 } from './description.js';
 export { MessageCodec } from './message-codec.js';
+export type { MessageOf, StructOf } from './message-types.js';
 export type { MessageCodecOptions } from './message-codec.js';
 export { checkDescription, jsName } from './check-description.js';
 export type { KafkaFacts, KafkaFieldFacts, KafkaMessageFacts } from './check-description.js';
@@ -25,7 +26,7 @@ export {
   ALL_DESCRIPTIONS, API_DESCRIPTIONS, REQUEST_HEADER_CODEC, RESPONSE_HEADER_CODEC, apiCodecs, apiCodecsByName,
   requestHeaderVersion, responseHeaderVersion,
 } from './apis.js';
-export type { ApiCodecs, ApiDescription, ApiName } from './apis.js';
+export type { ApiCodecs, ApiDescription, ApiName, RequestBodies, ResponseBodies } from './apis.js';
 export { decodeRequest } from './decode-request.js';
 export type { DecodedRequest, RequestHeader } from './decode-request.js';
 export { encodeResponse } from './encode-response.js';

@@ -31,7 +31,7 @@ describe('frames = the broker\'s frames', () => {
           messageArbitrary(codecs.request.plan(version)), messageArbitrary(codecs.response.plan(version)), header,
           (request, response, { correlationId, clientId }) => {
             const target = { api: api.name, apiVersion: version, correlationId, clientId };
-            const requestFrame = concatParts(encodeRequest(new ProtocolWriter(), target, request).parts);
+            const requestFrame = concatParts(encodeRequest(new ProtocolWriter(), target, request as never).parts);
             expect(requestFrame).toEqual(concatParts(broker.encodeRequest(new broker.ProtocolWriter(), target, request as never).parts));
             const ours = decodeRequest(requestFrame.subarray(4));
             const theirs = broker.decodeRequest(requestFrame.subarray(4));
@@ -39,7 +39,7 @@ describe('frames = the broker\'s frames', () => {
             expect(theirs.body).toEqual(brokerShape(api.name, version, ours.body as Record<string, unknown>));
             expect(ours.body).toEqual(request);
 
-            const responseFrame = concatParts(encodeResponse(new ProtocolWriter(), target, response).parts);
+            const responseFrame = concatParts(encodeResponse(new ProtocolWriter(), target, response as never).parts);
             expect(responseFrame).toEqual(concatParts(broker.encodeResponse(new broker.ProtocolWriter(), target, response as never).parts));
             const decoded = decodeResponse(responseFrame.subarray(4), api.name, version);
             expect(decoded).toEqual(broker.decodeResponse(responseFrame.subarray(4), api.name, version));

@@ -2,8 +2,9 @@
 // CreateTopicsRequest.json / CreateTopicsResponse.json, restricted to the versions the broker supports.
 
 import type { MessageDescription } from '../description.js';
+import type { MessageOf } from '../message-types.js';
 
-export const CREATE_TOPICS_REQUEST: MessageDescription = {
+export const CREATE_TOPICS_REQUEST = {
   name: 'CreateTopicsRequest', kind: 'request', apiKey: 19,
   validVersions: '0-7', flexibleVersions: '5+',
   fields: [
@@ -23,9 +24,9 @@ export const CREATE_TOPICS_REQUEST: MessageDescription = {
     { name: 'timeoutMs', type: 'int32', versions: '0+', default: 60000 },
     { name: 'validateOnly', type: 'bool', versions: '1+', default: false },
   ],
-};
+} as const satisfies MessageDescription;
 
-export const CREATE_TOPICS_RESPONSE: MessageDescription = {
+export const CREATE_TOPICS_RESPONSE = {
   name: 'CreateTopicsResponse', kind: 'response', apiKey: 19,
   validVersions: '0-7', flexibleVersions: '5+',
   fields: [
@@ -47,4 +48,7 @@ export const CREATE_TOPICS_RESPONSE: MessageDescription = {
       ] },
     ] },
   ],
-};
+} as const satisfies MessageDescription;
+
+export type CreateTopicsRequest = MessageOf<typeof CREATE_TOPICS_REQUEST>;
+export type CreateTopicsResponse = MessageOf<typeof CREATE_TOPICS_RESPONSE>;

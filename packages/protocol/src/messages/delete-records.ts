@@ -2,8 +2,9 @@
 // DeleteRecordsRequest.json / DeleteRecordsResponse.json, restricted to the versions the broker supports.
 
 import type { MessageDescription } from '../description.js';
+import type { MessageOf } from '../message-types.js';
 
-export const DELETE_RECORDS_REQUEST: MessageDescription = {
+export const DELETE_RECORDS_REQUEST = {
   name: 'DeleteRecordsRequest', kind: 'request', apiKey: 21,
   validVersions: '0-2', flexibleVersions: '2+',
   fields: [
@@ -16,9 +17,9 @@ export const DELETE_RECORDS_REQUEST: MessageDescription = {
     ] },
     { name: 'timeoutMs', type: 'int32', versions: '0+' },
   ],
-};
+} as const satisfies MessageDescription;
 
-export const DELETE_RECORDS_RESPONSE: MessageDescription = {
+export const DELETE_RECORDS_RESPONSE = {
   name: 'DeleteRecordsResponse', kind: 'response', apiKey: 21,
   validVersions: '0-2', flexibleVersions: '2+',
   fields: [
@@ -32,4 +33,7 @@ export const DELETE_RECORDS_RESPONSE: MessageDescription = {
       ] },
     ] },
   ],
-};
+} as const satisfies MessageDescription;
+
+export type DeleteRecordsRequest = MessageOf<typeof DELETE_RECORDS_REQUEST>;
+export type DeleteRecordsResponse = MessageOf<typeof DELETE_RECORDS_RESPONSE>;

@@ -2,8 +2,9 @@
 // FetchRequest.json / FetchResponse.json, restricted to the versions the broker supports.
 
 import type { MessageDescription } from '../description.js';
+import type { MessageOf } from '../message-types.js';
 
-export const FETCH_REQUEST: MessageDescription = {
+export const FETCH_REQUEST = {
   name: 'FetchRequest', kind: 'request', apiKey: 1,
   validVersions: '4-12', flexibleVersions: '12+',
   fields: [
@@ -32,9 +33,9 @@ export const FETCH_REQUEST: MessageDescription = {
     ] },
     { name: 'rackId', type: 'string', versions: '11+', default: '' },
   ],
-};
+} as const satisfies MessageDescription;
 
-export const FETCH_RESPONSE: MessageDescription = {
+export const FETCH_RESPONSE = {
   name: 'FetchResponse', kind: 'response', apiKey: 1,
   validVersions: '4-12', flexibleVersions: '12+',
   fields: [
@@ -58,4 +59,7 @@ export const FETCH_RESPONSE: MessageDescription = {
       ] },
     ] },
   ],
-};
+} as const satisfies MessageDescription;
+
+export type FetchRequest = MessageOf<typeof FETCH_REQUEST>;
+export type FetchResponse = MessageOf<typeof FETCH_RESPONSE>;

@@ -10,8 +10,9 @@
 // RequestHeader object renames them (apiKey, apiVersion) and adds headerVersion.
 
 import type { MessageDescription } from '../description.js';
+import type { MessageOf } from '../message-types.js';
 
-export const REQUEST_HEADER: MessageDescription = {
+export const REQUEST_HEADER = {
   name: 'RequestHeader', kind: 'header', apiKey: -1,
   validVersions: '0-2', flexibleVersions: '2+',
   fields: [
@@ -20,12 +21,15 @@ export const REQUEST_HEADER: MessageDescription = {
     { name: 'correlationId', type: 'int32', versions: '0+' },
     { name: 'clientId', type: 'string', versions: '1+', nullableVersions: '1+', flexibleVersions: 'none', default: null, ignorable: true },
   ],
-};
+} as const satisfies MessageDescription;
 
-export const RESPONSE_HEADER: MessageDescription = {
+export const RESPONSE_HEADER = {
   name: 'ResponseHeader', kind: 'header', apiKey: -1,
   validVersions: '0-1', flexibleVersions: '1+',
   fields: [
     { name: 'correlationId', type: 'int32', versions: '0+' },
   ],
-};
+} as const satisfies MessageDescription;
+
+export type RequestHeaderMessage = MessageOf<typeof REQUEST_HEADER>;
+export type ResponseHeaderMessage = MessageOf<typeof RESPONSE_HEADER>;

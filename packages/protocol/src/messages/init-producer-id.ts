@@ -2,8 +2,9 @@
 // InitProducerIdRequest.json / InitProducerIdResponse.json, restricted to the versions the broker supports.
 
 import type { MessageDescription } from '../description.js';
+import type { MessageOf } from '../message-types.js';
 
-export const INIT_PRODUCER_ID_REQUEST: MessageDescription = {
+export const INIT_PRODUCER_ID_REQUEST = {
   name: 'InitProducerIdRequest', kind: 'request', apiKey: 22,
   validVersions: '0-4', flexibleVersions: '2+',
   fields: [
@@ -12,9 +13,9 @@ export const INIT_PRODUCER_ID_REQUEST: MessageDescription = {
     { name: 'producerId', type: 'int64', versions: '3+', default: -1 },
     { name: 'producerEpoch', type: 'int16', versions: '3+', default: -1 },
   ],
-};
+} as const satisfies MessageDescription;
 
-export const INIT_PRODUCER_ID_RESPONSE: MessageDescription = {
+export const INIT_PRODUCER_ID_RESPONSE = {
   name: 'InitProducerIdResponse', kind: 'response', apiKey: 22,
   validVersions: '0-4', flexibleVersions: '2+',
   fields: [
@@ -23,4 +24,7 @@ export const INIT_PRODUCER_ID_RESPONSE: MessageDescription = {
     { name: 'producerId', type: 'int64', versions: '0+', default: -1 },
     { name: 'producerEpoch', type: 'int16', versions: '0+' },
   ],
-};
+} as const satisfies MessageDescription;
+
+export type InitProducerIdRequest = MessageOf<typeof INIT_PRODUCER_ID_REQUEST>;
+export type InitProducerIdResponse = MessageOf<typeof INIT_PRODUCER_ID_RESPONSE>;

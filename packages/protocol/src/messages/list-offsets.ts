@@ -2,8 +2,9 @@
 // ListOffsetsRequest.json / ListOffsetsResponse.json, restricted to the versions the broker supports.
 
 import type { MessageDescription } from '../description.js';
+import type { MessageOf } from '../message-types.js';
 
-export const LIST_OFFSETS_REQUEST: MessageDescription = {
+export const LIST_OFFSETS_REQUEST = {
   name: 'ListOffsetsRequest', kind: 'request', apiKey: 2,
   validVersions: '0-7', flexibleVersions: '6+',
   fields: [
@@ -19,9 +20,9 @@ export const LIST_OFFSETS_REQUEST: MessageDescription = {
       ] },
     ] },
   ],
-};
+} as const satisfies MessageDescription;
 
-export const LIST_OFFSETS_RESPONSE: MessageDescription = {
+export const LIST_OFFSETS_RESPONSE = {
   name: 'ListOffsetsResponse', kind: 'response', apiKey: 2,
   validVersions: '0-7', flexibleVersions: '6+',
   fields: [
@@ -38,4 +39,7 @@ export const LIST_OFFSETS_RESPONSE: MessageDescription = {
       ] },
     ] },
   ],
-};
+} as const satisfies MessageDescription;
+
+export type ListOffsetsRequest = MessageOf<typeof LIST_OFFSETS_REQUEST>;
+export type ListOffsetsResponse = MessageOf<typeof LIST_OFFSETS_RESPONSE>;

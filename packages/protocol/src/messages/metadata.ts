@@ -2,8 +2,9 @@
 // MetadataRequest.json / MetadataResponse.json, restricted to the versions the broker supports.
 
 import type { MessageDescription } from '../description.js';
+import type { MessageOf } from '../message-types.js';
 
-export const METADATA_REQUEST: MessageDescription = {
+export const METADATA_REQUEST = {
   name: 'MetadataRequest', kind: 'request', apiKey: 3,
   validVersions: '0-12', flexibleVersions: '9+',
   fields: [
@@ -15,9 +16,9 @@ export const METADATA_REQUEST: MessageDescription = {
     { name: 'includeClusterAuthorizedOperations', type: 'bool', versions: '8-10' },
     { name: 'includeTopicAuthorizedOperations', type: 'bool', versions: '8+' },
   ],
-};
+} as const satisfies MessageDescription;
 
-export const METADATA_RESPONSE: MessageDescription = {
+export const METADATA_RESPONSE = {
   name: 'MetadataResponse', kind: 'response', apiKey: 3,
   validVersions: '0-12', flexibleVersions: '9+',
   fields: [
@@ -48,4 +49,7 @@ export const METADATA_RESPONSE: MessageDescription = {
     ] },
     { name: 'clusterAuthorizedOperations', type: 'int32', versions: '8-10', default: -2147483648 },
   ],
-};
+} as const satisfies MessageDescription;
+
+export type MetadataRequest = MessageOf<typeof METADATA_REQUEST>;
+export type MetadataResponse = MessageOf<typeof METADATA_RESPONSE>;

@@ -2,8 +2,9 @@
 // ProduceRequest.json / ProduceResponse.json, restricted to the versions the broker supports.
 
 import type { MessageDescription } from '../description.js';
+import type { MessageOf } from '../message-types.js';
 
-export const PRODUCE_REQUEST: MessageDescription = {
+export const PRODUCE_REQUEST = {
   name: 'ProduceRequest', kind: 'request', apiKey: 0,
   validVersions: '3-9', flexibleVersions: '9+',
   fields: [
@@ -18,9 +19,9 @@ export const PRODUCE_REQUEST: MessageDescription = {
       ] },
     ] },
   ],
-};
+} as const satisfies MessageDescription;
 
-export const PRODUCE_RESPONSE: MessageDescription = {
+export const PRODUCE_RESPONSE = {
   name: 'ProduceResponse', kind: 'response', apiKey: 0,
   validVersions: '3-9', flexibleVersions: '9+',
   fields: [
@@ -41,4 +42,7 @@ export const PRODUCE_RESPONSE: MessageDescription = {
     ] },
     { name: 'throttleTimeMs', type: 'int32', versions: '1+', default: 0 },
   ],
-};
+} as const satisfies MessageDescription;
+
+export type ProduceRequest = MessageOf<typeof PRODUCE_REQUEST>;
+export type ProduceResponse = MessageOf<typeof PRODUCE_RESPONSE>;
