@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
-  FETCH_REQUEST, MessageCodec, ProtocolErrorCode, ProtocolReader, ProtocolWriter, type MessageDescription,
+  FETCH_REQUEST, FETCH_RESPONSE, MessageCodec, ProtocolErrorCode, ProtocolReader, ProtocolWriter, type MessageDescription,
 } from '../src/index.js';
 import { messageArbitrary } from './support/arbitraries.js';
 import { concatParts, outcome } from './support/bytes.js';
@@ -115,6 +115,30 @@ describe('tagged-field decisions', () => {
     const wrongSize = Buffer.concat([body, Buffer.from([1, 0, 4, 3, 0x63, 0x31, 0])]);
     for (const bytes of [outOfOrder, wrongSize]) {
       expect(outcome(() => codec.decode(new ProtocolReader(bytes), 12))).toBe(ProtocolErrorCode.MALFORMED);
+    }
+  });
+});
+
+describe('records', () => {
+  it('keeps a RecordsRef (e.g. a fetch plan) as its own part, with only its size prefix inline', () => {
+    const plan = { totalBytes: 5 };
+    for (const mode of ['generated', 'interpreted'] as const) {
+      for (const version of [4, 12]) {
+        const writer = new ProtocolWriter();
+        new MessageCodec(FETCH_RESPONSE, { mode }).write(writer, version, {
+          throttleTimeMs: 0, errorCode: 0, sessionId: 0,
+          responses: [{ topic: 't', partitions: [{
+            partitionIndex: 0, errorCode: 0, highWatermark: 1, lastStableOffset: 1, logStartOffset: 0,
+            abortedTransactions: [], preferredReadReplica: -1, records: plan,
+          }] }],
+        });
+        const finished = writer.finish();
+        expect(finished.parts.filter((part) => part === plan)).toHaveLength(1);
+        const before = finished.parts[finished.parts.indexOf(plan) - 1] as Buffer;
+        // The prefix just before the part: int32 5, or compact uvarint 6.
+        expect(version >= 12 ? before.subarray(-1) : before.subarray(-4)).toEqual(version >= 12 ? Buffer.from([6]) : Buffer.from([0, 0, 0, 5]));
+        expect(finished.totalBytes).toBe(finished.parts.reduce((sum, part) => sum + (Buffer.isBuffer(part) ? part.length : part.totalBytes), 0));
+      }
     }
   });
 });
