@@ -1,0 +1,117 @@
+// The table of described APIs: one request and one response description per
+// API, compiled once into MessageCodecs. The ranges are the broker's
+// (packages/broker/src/protocol/supported-apis.ts); a description's
+// validVersions is a sub-range of Kafka's (the checker verifies it).
+
+import { assert } from '@seglog/common';
+import { inVersions, parseVersions, type MessageDescription, type VersionRange } from './description.js';
+import { MessageCodec } from './message-codec.js';
+import { API_VERSIONS_REQUEST, API_VERSIONS_RESPONSE, type ApiVersionsRequest, type ApiVersionsResponse } from './messages/api-versions.js';
+import { CREATE_TOPICS_REQUEST, CREATE_TOPICS_RESPONSE, type CreateTopicsRequest, type CreateTopicsResponse } from './messages/create-topics.js';
+import { DELETE_RECORDS_REQUEST, DELETE_RECORDS_RESPONSE, type DeleteRecordsRequest, type DeleteRecordsResponse } from './messages/delete-records.js';
+import { FETCH_REQUEST, FETCH_RESPONSE, type FetchRequest, type FetchResponse } from './messages/fetch.js';
+import { REQUEST_HEADER, RESPONSE_HEADER } from './messages/headers.js';
+import { INIT_PRODUCER_ID_REQUEST, INIT_PRODUCER_ID_RESPONSE, type InitProducerIdRequest, type InitProducerIdResponse } from './messages/init-producer-id.js';
+import { LIST_OFFSETS_REQUEST, LIST_OFFSETS_RESPONSE, type ListOffsetsRequest, type ListOffsetsResponse } from './messages/list-offsets.js';
+import { METADATA_REQUEST, METADATA_RESPONSE, type MetadataRequest, type MetadataResponse } from './messages/metadata.js';
+import { PRODUCE_REQUEST, PRODUCE_RESPONSE, type ProduceRequest, type ProduceResponse } from './messages/produce.js';
+
+export type ApiName =
+  | 'PRODUCE' | 'FETCH' | 'LIST_OFFSETS' | 'METADATA' | 'API_VERSIONS' | 'CREATE_TOPICS' | 'DELETE_RECORDS' | 'INIT_PRODUCER_ID';
+
+/** Decoded request bodies by API (types derived from the descriptions). */
+export interface RequestBodies {
+  readonly PRODUCE: ProduceRequest;
+  readonly FETCH: FetchRequest;
+  readonly LIST_OFFSETS: ListOffsetsRequest;
+  readonly METADATA: MetadataRequest;
+  readonly API_VERSIONS: ApiVersionsRequest;
+  readonly CREATE_TOPICS: CreateTopicsRequest;
+  readonly DELETE_RECORDS: DeleteRecordsRequest;
+  readonly INIT_PRODUCER_ID: InitProducerIdRequest;
+}
+
+/** Response bodies by API. */
+export interface ResponseBodies {
+  readonly PRODUCE: ProduceResponse;
+  readonly FETCH: FetchResponse;
+  readonly LIST_OFFSETS: ListOffsetsResponse;
+  readonly METADATA: MetadataResponse;
+  readonly API_VERSIONS: ApiVersionsResponse;
+  readonly CREATE_TOPICS: CreateTopicsResponse;
+  readonly DELETE_RECORDS: DeleteRecordsResponse;
+  readonly INIT_PRODUCER_ID: InitProducerIdResponse;
+}
+
+export interface ApiDescription {
+  readonly apiKey: number;
+  /** The broker's name of the API (supported-apis.ts). */
+  readonly name: ApiName;
+  readonly request: MessageDescription;
+  readonly response: MessageDescription;
+}
+
+/** Sorted by apiKey. */
+export const API_DESCRIPTIONS: readonly ApiDescription[] = [
+  { apiKey: 0, name: 'PRODUCE', request: PRODUCE_REQUEST, response: PRODUCE_RESPONSE },
+  { apiKey: 1, name: 'FETCH', request: FETCH_REQUEST, response: FETCH_RESPONSE },
+  { apiKey: 2, name: 'LIST_OFFSETS', request: LIST_OFFSETS_REQUEST, response: LIST_OFFSETS_RESPONSE },
+  { apiKey: 3, name: 'METADATA', request: METADATA_REQUEST, response: METADATA_RESPONSE },
+  { apiKey: 18, name: 'API_VERSIONS', request: API_VERSIONS_REQUEST, response: API_VERSIONS_RESPONSE },
+  { apiKey: 19, name: 'CREATE_TOPICS', request: CREATE_TOPICS_REQUEST, response: CREATE_TOPICS_RESPONSE },
+  { apiKey: 21, name: 'DELETE_RECORDS', request: DELETE_RECORDS_REQUEST, response: DELETE_RECORDS_RESPONSE },
+  { apiKey: 22, name: 'INIT_PRODUCER_ID', request: INIT_PRODUCER_ID_REQUEST, response: INIT_PRODUCER_ID_RESPONSE },
+];
+
+/** Every description: the two headers, then each API's request and response. */
+export const ALL_DESCRIPTIONS: readonly MessageDescription[] = [
+  REQUEST_HEADER, RESPONSE_HEADER, ...API_DESCRIPTIONS.flatMap((api) => [api.request, api.response]),
+];
+
+export interface ApiCodecs {
+  readonly api: ApiDescription;
+  readonly request: MessageCodec;
+  readonly response: MessageCodec;
+  /** Parsed once: the request's and the response's flexible versions. */
+  readonly requestFlexible: VersionRange;
+  readonly responseFlexible: VersionRange;
+}
+
+const codecsByKey = new Map<number, ApiCodecs>(API_DESCRIPTIONS.map((api) => [api.apiKey, {
+  api, request: new MessageCodec(api.request), response: new MessageCodec(api.response),
+  requestFlexible: parseVersions(api.request.flexibleVersions), responseFlexible: parseVersions(api.response.flexibleVersions),
+}]));
+
+export const REQUEST_HEADER_CODEC = new MessageCodec(REQUEST_HEADER);
+export const RESPONSE_HEADER_CODEC = new MessageCodec(RESPONSE_HEADER);
+
+const codecsByName = new Map<string, ApiCodecs>([...codecsByKey.values()].map((codecs) => [codecs.api.name, codecs]));
+
+/** The compiled codecs of a described API, by its name. */
+export function apiCodecsByName(name: ApiName): ApiCodecs {
+  const codecs = codecsByName.get(name);
+  assert(codecs !== undefined, 'apiCodecsByName: not a described API');
+  return codecs;
+}
+
+/** The compiled codecs of an API, or undefined for an API that is not described. */
+export function apiCodecs(apiKey: number): ApiCodecs | undefined {
+  return codecsByKey.get(apiKey);
+}
+
+/**
+ * Request header version: 2 for flexible versions of the API, else 1. Like
+ * the broker, also beyond our max version (Kafka's flexibleVersions are open
+ * ranges "N+"), and 1 for an API that is not described.
+ */
+export function requestHeaderVersion(apiKey: number, apiVersion: number): 1 | 2 {
+  const codecs = codecsByKey.get(apiKey);
+  return codecs !== undefined && inVersions(codecs.requestFlexible, apiVersion) ? 2 : 1;
+}
+
+/** Response header version: 1 for flexible versions, except ApiVersions (always 0, KIP-511). */
+export function responseHeaderVersion(apiKey: number, apiVersion: number): 0 | 1 {
+  if (apiKey === 18) return 0;
+  const codecs = codecsByKey.get(apiKey);
+  return codecs !== undefined && inVersions(codecs.responseFlexible, apiVersion) ? 1 : 0;
+}
