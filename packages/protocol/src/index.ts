@@ -10,6 +10,7 @@ export type { FinishedMessage, MessagePart, RecordsRef } from './protocol-writer
 export { ProtocolErrorCode, protocolError, malformed } from './protocol-error.js';
 export { FrameReader, DEFAULT_MAX_FRAME_BYTES } from './frame-reader.js';
 export type { FrameReaderOptions } from './frame-reader.js';
+export { MemoryPool } from './memory-pool.js';
 export type { ProtocolErrorCodeName } from './protocol-error.js';
 export {
   PRIMITIVE_TYPES, ZERO_UUID, arrayElementType, inVersions, isPrimitiveType, parseVersions,
