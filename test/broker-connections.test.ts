@@ -188,11 +188,11 @@ describe('broker under hostile connections (child process)', () => {
     const whileOpen = sampler.stop();
 
     // Silent, idle and half-frame ones see their close; non-reading ones see it once they read again.
-    await waitFor(() => hostiles.every((h) => h.kind === 'unread' || h.closedAt !== null), IDLE_MS + 60_000,
+    await waitFor(() => hostiles.every((h) => h.kind === 'unread' || h.closedAt !== null), IDLE_MS + 180_000,
       () => `${hostiles.filter((h) => h.closedAt === null && h.kind !== 'unread').length} connections to close`);
     await new Promise((r) => setTimeout(r, Math.max(0, Math.max(...hostiles.map((h) => h.lastActive)) + IDLE_MS + 1000 - Date.now())));
     for (const h of hostiles) if (h.kind === 'unread') h.socket.resume();
-    await waitFor(() => hostiles.every((h) => h.closedAt !== null), 60_000, () => `${hostiles.filter((h) => h.closedAt === null).length} non-reading connections to close`);
+    await waitFor(() => hostiles.every((h) => h.closedAt !== null), 180_000, () => `${hostiles.filter((h) => h.closedAt === null).length} non-reading connections to close`);
     for (const h of hostiles) {
       if (h.kind !== 'unread') expect(h.closedAt as number - h.lastActive, h.kind).toBeGreaterThanOrEqual(IDLE_MS - 5);
     }
@@ -205,7 +205,7 @@ describe('broker under hostile connections (child process)', () => {
     console.log(`hostile connections: ${JSON.stringify(report)}`);
     // 500 half frames reserve 64 KiB each (32 MiB, half touched); sockets cost a few KiB each.
     expect(whileOpen - base).toBeLessThan(256 * MiB);
-  }, 240_000);
+  });
 
   it('a 64 MiB Produce sent in 1-byte writes (first 8 MiB) then 64 KiB writes costs the broker at most 2× its size in RSS while it arrives', async () => {
     // The tail cache copies appended bytes (engine memory bounded by --tail-cache-bytes, default 256 MiB):
@@ -266,5 +266,5 @@ describe('broker under hostile connections (child process)', () => {
     // Until answered: the frame, the tail cache's copies of it (pinned until written) and young-generation
     // garbage (bounded by V8's semi-spaces, ~48 MiB): measured 1.9–2.6×.
     expect(peak - base).toBeLessThanOrEqual(3.5 * frame.length);
-  }, 300_000);
+  });
 });

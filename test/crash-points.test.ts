@@ -345,7 +345,7 @@ describe('Log crash points with the log start inside a segment (issue 23 item 1)
     expect(belowLogStart).toBeGreaterThan(0);
     expect(violations.slice(0, 5)).toEqual([]);
     expect(violations.length).toBe(0);
-  }, 120_000);
+  });
 });
 
 describe('crash-point harness canary', () => {

@@ -24,7 +24,7 @@ describe('fault schedules per file kind: offline before any later acknowledgemen
       all.push(stats);
       expect(stats.completedAt, 'the schedule must reach a run the fault never hits').not.toBeNull();
       expect(stats.violations.slice(0, 3)).toEqual([]);
-    }, 120_000);
+    });
   }
 
   it('every file kind is exercised by a fault (the table)', () => {

@@ -96,5 +96,5 @@ describe('topic names across a restart', () => {
         rmSync(dir, { recursive: true, force: true });
       }
     }), { numRuns: 25, examples: [[['.hidden', '..a', '-0', '_-1'], 3]] });
-  }, 120_000);
+  });
 });
