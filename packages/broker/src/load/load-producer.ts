@@ -138,6 +138,11 @@ export class LoadProducer {
     this.requestOverheadBytes = requestOverheadBytes(options);
   }
 
+  /** Produce requests written and not yet answered (or failed). */
+  get requestsInFlight(): number {
+    return this.inFlight;
+  }
+
   /** Drops every record not yet in a request (ledger: purged) and stops generating; requests in flight settle normally. */
   purge(): void {
     this.generating = false;
