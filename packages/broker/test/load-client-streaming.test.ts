@@ -23,6 +23,9 @@ import { LoadProducer } from '../src/load/load-producer.js';
 import { endOffsets, initProducerId, negotiateVersions, prepareTopic, settledEndOffsets } from '../src/load/load-setup.js';
 import type { StreamingAccumulator } from '../src/load/streaming-accumulator.js';
 import { SlowProxy } from './slow-proxy.js';
+import { RawClient } from './raw-client.js';
+import { BoundedBatchBuilder, Codec, RecordBatch, RecordCursor, buildBatch } from '@seglog/records';
+import type { CodecId } from '@seglog/records';
 
 const RECORDS = 4000;
 const BASE: Partial<LoadOptions> = {
@@ -97,6 +100,11 @@ describe('load client --streaming-compression', () => {
       expect(r.resentErrorCode).toBe(0);
       expect(r.droppedBaseOffset).toBeGreaterThanOrEqual(0);
       expect(r.resentBaseOffset).toBe(r.droppedBaseOffset);
+    }
+    if (mode.compression === 'zstd') {
+      // What was resent were merged batches (more records than one 16 KiB uncompressed batch holds: 31), compressed once.
+      expect(report.produce.streaming?.merges).toBeGreaterThan(0);
+      expect(resends.some((r) => r.count > 31)).toBe(true);
     }
     // Exactly once: the acknowledged ranges tile the log, the resent ones included once.
     const acked = report.ackedBatches[0] ?? [];
@@ -219,4 +227,167 @@ describe('load client --streaming-compression against a slow broker', () => {
 
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 2));
+}
+
+// Issue 16: both batching modes' batches, built from awkward records, through the real broker and back.
+describe('uncompressed- and compressed-bounded batches round trip through the broker', () => {
+  let dir: string;
+  let broker: Broker;
+  let client: RawClient;
+  let topics = 0;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'seglog-roundtrip-'));
+    broker = await Broker.start({ dataDir: dir, port: 0, log: () => undefined });
+    client = await RawClient.connect(broker.port);
+  });
+
+  afterAll(async () => {
+    client.close();
+    await broker.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const CODECS = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const;
+  const MODES = ['uncompressed-bounded', 'compressed-bounded'] as const;
+  const cases = CODECS.flatMap((codec) => MODES.map((mode) => [codec, mode] as const));
+
+  it.each(cases)('%s %s: mixed sizes, headers and nulls come back byte for byte, at their offsets', async (codec, mode) => {
+    const name = `roundtrip-${++topics}`;
+    const created = await client.request('CREATE_TOPICS', 4, {
+      topics: [{ name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false,
+    });
+    expect(created.body.topics[0]?.errorCode).toBe(0);
+    const records = mixedRecords(400, 0x5eed + topics);
+    const batches = mode === 'compressed-bounded' ? boundedBatches(records, Codec[codec]) : plainBatches(records, Codec[codec]);
+    expect(batches.length).toBeGreaterThan(1);
+    let expectedOffset = 0;
+    for (const batch of batches) {
+      const r = await client.request('PRODUCE', 9, {
+        transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name, partitionData: [{ index: 0, records: batch }] }],
+      });
+      const answer = r.body.responses[0]?.partitionResponses[0];
+      expect(answer?.errorCode).toBe(0);
+      expect(answer?.baseOffset).toBe(expectedOffset);
+      expectedOffset += batch.readInt32BE(57);
+    }
+    const stored = await fetchAll(client, name, expectedOffset);
+    // Byte for byte: every batch as produced, but for the fields the broker owns (base offset, leader epoch; outside the CRC).
+    expect(stored.length).toBe(batches.length);
+    stored.forEach((got, i) => {
+      const sent = batches[i] as Buffer;
+      expect(got.length).toBe(sent.length);
+      expect(got.subarray(16).equals(sent.subarray(16))).toBe(true);
+      expect(got.subarray(8, 12).equals(sent.subarray(8, 12))).toBe(true);
+    });
+    const back = stored.flatMap((b) => {
+      const cursor = new RecordCursor().open(new RecordBatch(b));
+      const out = cursor.toArray();
+      cursor.close();
+      return out;
+    });
+    expect(back.length).toBe(records.length);
+    back.forEach((got, i) => {
+      const want = records[i] as MixedRecord;
+      expect(got.offset).toBe(i);
+      expect(got.timestamp).toBe(want.timestamp);
+      expect(got.key).toEqual(want.key);
+      expect(got.value).toEqual(want.value);
+      expect(got.headers).toEqual(want.headers);
+    });
+  });
+});
+
+interface MixedRecord {
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
+  readonly headers: { key: string; value: Buffer | null }[];
+  readonly timestamp: number;
+}
+
+/** Seeded: values of 0..6000 bytes (text, some random, some null), null keys, 0..3 headers with null values. */
+function mixedRecords(count: number, seed: number): MixedRecord[] {
+  let x = seed | 1;
+  const rand = (n: number): number => {
+    x ^= x << 13; x ^= x >>> 17; x ^= x << 5;
+    return (x >>> 0) % n;
+  };
+  const bytes = (n: number, text: boolean): Buffer => {
+    const b = Buffer.allocUnsafe(n);
+    for (let i = 0; i < n; i++) b[i] = text ? 97 + (rand(7) === 0 ? 26 : rand(6)) : rand(256);
+    return b;
+  };
+  const t0 = 1_700_000_000_000;
+  return Array.from({ length: count }, (_, i) => {
+    const size = rand(10) === 0 ? 2000 + rand(4000) : rand(600);
+    const headers = Array.from({ length: rand(4) }, (_, h) => ({ key: `h${h}-${rand(100)}`, value: rand(3) === 0 ? null : bytes(rand(40), true) }));
+    return {
+      key: rand(4) === 0 ? null : bytes(rand(20), true),
+      value: rand(5) === 0 ? null : bytes(size, rand(8) !== 0),
+      headers, timestamp: t0 + i * 3 - rand(5),
+    };
+  });
+}
+
+const ROUND_TRIP_BATCH_BYTES = 16 * 1024;
+
+/** The uncompressed-bounded path: cut at 16 KiB of uncompressed records, one-shot compressed. */
+function plainBatches(records: readonly MixedRecord[], codec: CodecId): Buffer[] {
+  const out: Buffer[] = [];
+  let start = 0;
+  let bytes = 61;
+  for (let i = 0; i <= records.length; i++) {
+    const r = records[i];
+    const size = r === undefined ? 0 : 32 + (r.value?.length ?? 0) + (r.key?.length ?? 0) + r.headers.reduce((a, h) => a + 8 + h.key.length + (h.value?.length ?? 0), 0);
+    if (r !== undefined && (i === start || bytes + size <= ROUND_TRIP_BATCH_BYTES)) {
+      bytes += size;
+      continue;
+    }
+    out.push(buildBatch({ records: records.slice(start, i), compression: codec }));
+    start = i;
+    bytes = 61 + size;
+  }
+  return out;
+}
+
+/** The compressed-bounded path: streamed through BoundedBatchBuilder, 16 KiB compressed. */
+function boundedBatches(records: readonly MixedRecord[], codec: CodecId): Buffer[] {
+  const out: Buffer[] = [];
+  let builder = new BoundedBatchBuilder({ codec, maxBytes: ROUND_TRIP_BATCH_BYTES });
+  for (const r of records) {
+    if (builder.tryAppend(r)) continue;
+    if (builder.recordsCount > 0) out.push(...builder.seal());
+    builder = new BoundedBatchBuilder({ codec, maxBytes: ROUND_TRIP_BATCH_BYTES });
+    if (!builder.tryAppend(r)) out.push(builder.buildAlone(r));
+  }
+  if (builder.recordsCount > 0) out.push(...builder.seal());
+  for (const b of out) expect(b.length).toBeLessThanOrEqual(ROUND_TRIP_BATCH_BYTES);
+  return out;
+}
+
+/** Every stored batch of `topic`-0 up to `end`, as the broker returns them. */
+async function fetchAll(client: RawClient, topic: string, end: number): Promise<Buffer[]> {
+  const out: Buffer[] = [];
+  let offset = 0;
+  for (let round = 0; offset < end && round < 1000; round++) {
+    const r = await client.request('FETCH', 12, {
+      clusterId: null, replicaId: -1, maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
+      topics: [{ topic, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: offset, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: 1 << 20 }] }],
+      forgottenTopicsData: [], rackId: '',
+    });
+    const part = r.body.responses[0]?.partitions[0];
+    expect(part?.errorCode).toBe(0);
+    const bytes = part?.records;
+    if (!Buffer.isBuffer(bytes)) break;
+    let at = 0;
+    while (at + 61 <= bytes.length) {
+      const size = bytes.readInt32BE(at + 8) + 12;
+      if (at + size > bytes.length) break;
+      const batch = Buffer.from(bytes.subarray(at, at + size));
+      out.push(batch);
+      offset = Number(batch.readBigInt64BE(0)) + batch.readInt32BE(23) + 1;
+      at += size;
+    }
+  }
+  return out;
 }
