@@ -26,6 +26,8 @@ import { SlowProxy } from './slow-proxy.js';
 import { RawClient } from './raw-client.js';
 import { BoundedBatchBuilder, Codec, RecordBatch, RecordCursor, buildBatch } from '@seglog/records';
 import type { CodecId } from '@seglog/records';
+// The records package's test hook (a codec that fails on demand); no public export, by design.
+import { streamFaults } from '../../records/src/internal/streaming/fault-hook.js';
 
 const RECORDS = 4000;
 const BASE: Partial<LoadOptions> = {
@@ -111,6 +113,24 @@ describe('load client --streaming-compression', () => {
     let ackedRecords = 0;
     for (let i = 0; i < acked.length; i += 4) ackedRecords += acked[i + 3] as number;
     expect(ackedRecords).toBe(RECORDS);
+  });
+
+  it('a codec failure while merging demotes to the uncompressed-bounded path for good: no record lost, integrity holds', async () => {
+    let finishes = 0;
+    streamFaults.hook = (_codec, point) => {
+      if (point === 'finish' && ++finishes === 2) throw new Error('injected codec failure');
+      return undefined;
+    };
+    let report: LoadReport;
+    try {
+      report = await runLoad({ ...BASE, compression: 'gzip', streamingCompression: true, maxBatchBytes: 64 * 1024, port: broker.port, topic: topic() });
+    } finally {
+      streamFaults.hook = null;
+    }
+    expectIntact(report);
+    expect(finishes).toBe(2); // no merge was tried after the failure
+    expect(report.produce.streaming?.merges).toBe(1);
+    expect(report.produce.streaming?.mergeErrors).toBe(1);
   });
 
   it('usage: a record that cannot fit maxBatchBytes alone, and a buffer below one batch, are refused', async () => {
