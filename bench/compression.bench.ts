@@ -23,7 +23,9 @@
 // rounds (cases alternate order between rounds): ns/record, payload MB/s,
 // records per produce request and per batch, wire compression ratio, and,
 // against uncompressed-bounded at the same codec, linger and producers: the
-// ns/record ratio (client time per record; the issue-16 targets) and the
+// ns/record ratio (client time per record; the issue-16 targets), the same
+// for process CPU per record (client and in-process broker: less sensitive to
+// other tenants of a shared machine than wall time), and the
 // records-per-request ratio.
 // Checksum: records acknowledged plus the end-offset advance over all rounds
 // (each must equal records × rounds; a case that silently did nothing shows).
@@ -41,6 +43,8 @@ interface Measured {
   readonly name: string;
   readonly baseline: string;
   readonly nsPerRecord: number[];
+  /** process CPU (user + system: client and in-process broker) per record over the produce phase. */
+  readonly cpuNsPerRecord: number[];
   readonly mbps: number[];
   readonly recordsPerRequest: number[];
   readonly recordsPerBatch: number[];
@@ -67,7 +71,7 @@ export async function run(options: BenchOptions): Promise<void> {
         for (const mode of MODES) {
           const m: Measured = {
             name: `${label} ${mode}`, baseline: `${label} ${MODES[0]}`,
-            nsPerRecord: [], mbps: [], recordsPerRequest: [], recordsPerBatch: [], wireRatio: [],
+            nsPerRecord: [], cpuNsPerRecord: [], mbps: [], recordsPerRequest: [], recordsPerBatch: [], wireRatio: [],
           };
           measured.push(m);
           const caseOptions: Partial<LoadOptions> = {
@@ -89,6 +93,7 @@ function record(m: Measured, report: LoadReport, records: number): { units: numb
   const p = report.produce;
   if (!report.ok || p.recordsAcknowledged !== records) throw new Error(`${m.name}: ${p.recordsAcknowledged}/${records} acknowledged, errors ${p.requestErrors.join('; ')}`);
   m.nsPerRecord.push((p.durationMs * 1e6) / records);
+  m.cpuNsPerRecord.push((report.brokerCpu?.usPerRecord ?? Number.NaN) * 1000);
   m.mbps.push(p.payloadMBps);
   m.recordsPerRequest.push(p.recordsPerRequest);
   m.recordsPerBatch.push(p.recordsPerBatch);
@@ -99,16 +104,20 @@ function record(m: Measured, report: LoadReport, records: number): { units: numb
 }
 
 function printResults(measured: readonly Measured[], checksums: readonly number[], expected: number): void {
-  const rows: string[][] = [['case', 'ns/record', 'min-max ns/record', 'payload MB/s', 'records/request', 'records/batch', 'wire ratio', 'ns/record vs uncompressed-bounded', 'records/request vs uncompressed-bounded', 'checksum']];
+  const rows: string[][] = [[
+    'case', 'ns/record', 'min-max ns/record', 'cpu ns/record', 'payload MB/s', 'records/request', 'records/batch', 'wire ratio',
+    'ns/record vs uncompressed-bounded', 'cpu ns/record vs uncompressed-bounded', 'records/request vs uncompressed-bounded', 'checksum',
+  ]];
   const byName = new Map(measured.map((m) => [m.name, m]));
   measured.forEach((m, i) => {
     const base = byName.get(m.baseline);
     const cost = base === undefined ? Number.NaN : median(m.nsPerRecord) / median(base.nsPerRecord);
+    const cpuCost = base === undefined ? Number.NaN : median(m.cpuNsPerRecord) / median(base.cpuNsPerRecord);
     const density = base === undefined ? Number.NaN : median(m.recordsPerRequest) / median(base.recordsPerRequest);
     rows.push([
       m.name, median(m.nsPerRecord).toFixed(0), `${Math.min(...m.nsPerRecord).toFixed(0)}-${Math.max(...m.nsPerRecord).toFixed(0)}`,
-      median(m.mbps).toFixed(1), median(m.recordsPerRequest).toFixed(0), median(m.recordsPerBatch).toFixed(0),
-      `${median(m.wireRatio).toFixed(2)}x`, `${cost.toFixed(2)}x`, `${density.toFixed(1)}x`, `${checksums[i]}${checksums[i] === expected ? '' : ' (!)'}`,
+      median(m.cpuNsPerRecord).toFixed(0), median(m.mbps).toFixed(1), median(m.recordsPerRequest).toFixed(0), median(m.recordsPerBatch).toFixed(0),
+      `${median(m.wireRatio).toFixed(2)}x`, `${cost.toFixed(2)}x`, `${cpuCost.toFixed(2)}x`, `${density.toFixed(1)}x`, `${checksums[i]}${checksums[i] === expected ? '' : ' (!)'}`,
     ]);
   });
   printTable(rows);
