@@ -232,18 +232,18 @@ export class StreamingAccumulator implements BatchAccumulator {
       if (!builder.tryAppend(record)) break;
       accepted++;
     }
-    if (builder.demoted) return this.demote(builder.demotionCause);
+    if (builder.demoted) return this.demote();
     assert(accepted > 0, 'StreamingAccumulator: load-options guarantees a record fits a batch alone');
     const batches = builder.seal({ baseSequence: this.baseSequence(b) });
-    if (builder.demoted || batches.length !== 1) return this.demote(builder.demotionCause);
+    if (builder.demoted || batches.length !== 1) return this.demote();
     this.merges++;
     this.mergedBatchesIn += Math.ceil(accepted / this.recordsPerBatch);
     this.mergedBatchesOut++;
     return { partition, firstSequence: b.firstSequence, count: accepted, openedAt: b.stamps.addedAtOf(0), batch: batches[0] as Buffer };
   }
 
-  private demote(cause: unknown): null {
-    assert(cause === undefined || cause instanceof Error, 'StreamingAccumulator: demotion cause must be an error');
+  /** The builder fell back (a codec error or a broken bound; its plain batches are dropped): merging off for good. */
+  private demote(): null {
     this.mergeErrors++;
     this.merging = false;
     return null;
