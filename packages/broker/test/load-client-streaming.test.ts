@@ -133,6 +133,28 @@ describe('load client --streaming-compression', () => {
     expect(report.produce.streaming?.mergeErrors).toBe(1);
   });
 
+  it('requests are packed by the sealed batches\' exact bytes: never above maxRequestBytes, several batches when they fit', async () => {
+    // Four 64 KiB partitions' batches do not fit a 150 KiB request: at most two merged ones do.
+    const maxRequestBytes = 150 * 1024;
+    const o = resolveLoadOptions({ ...BASE, compression: 'gzip', streamingCompression: true, maxBatchBytes: 64 * 1024, maxRequestBytes, port: broker.port, topic: topic() });
+    const connection = await KafkaConnection.connect({ host: o.host, port: o.port, clientId: o.clientId, requestTimeoutMs: 20_000, maxResponseBytes: 1 << 28 });
+    try {
+      const versions = await negotiateVersions(connection);
+      await prepareTopic(connection, versions, o);
+      const id = await initProducerId(connection, versions, o);
+      const producer = new LoadProducer(o, { index: 0, connection, produceVersion: versions.produce, ...id, records: RECORDS, rate: null });
+      const started = performance.now();
+      await producer.run(started, started + 30_000);
+      expect(producer.ledger.recordsAcked).toBe(RECORDS);
+      expect(producer.ledger.settlementErrors()).toEqual([]);
+      expect(producer.largestBatchBytes).toBeGreaterThan(maxRequestBytes / 4); // so four would not fit
+      expect(connection.largestFrameBytes).toBeLessThanOrEqual(maxRequestBytes);
+      expect(producer.batchesSent).toBeGreaterThan(producer.produceRequests); // some requests carried several
+    } finally {
+      connection.close();
+    }
+  });
+
   it('usage: a record that cannot fit maxBatchBytes alone, and a buffer below one batch, are refused', async () => {
     await expect(runLoad({ ...BASE, port: broker.port, streamingCompression: true, maxBatchBytes: 600 })).rejects.toMatchObject({ code: 'SEGLOG_ERR_LOAD_USAGE' });
     await expect(runLoad({ ...BASE, port: broker.port, streamingCompression: true, bufferBytes: 1000 })).rejects.toMatchObject({ code: 'SEGLOG_ERR_LOAD_USAGE' });
