@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Codec, compress, decompress } from '../src/compression.js';
 import { LZ4_MALFORMED, LZ4_OUTPUT_LIMIT, Lz4MatchTable, lz4BlockBound, lz4CompressBlock, lz4DecodeBlock } from '../src/internal/codecs/lz4-block.js';
 import { xxh32 } from '../src/internal/codecs/xxhash32.js';
+import { codecAllocation } from '../src/internal/codecs/output-buffer.js';
 
 const CORRUPT = 'SEGLOG_ERR_RECORDS_CORRUPT_COMPRESSION';
 
@@ -296,5 +297,42 @@ describe.skipIf(!hasLz4)('interop with the reference lz4 CLI (skipped: no `lz4` 
   it('we reject the CLI dependent-block frames, as Kafka does', () => {
     const frame = execFileSync('lz4', ['-c', '-q', '-B4', '-BD'], { input: Buffer.from('seglog '.repeat(30_000)) });
     expect(corruptReason(frame)).toMatch(/dependent blocks/);
+  });
+});
+
+describe('lz4 frame decoding presizes its output from the block count', () => {
+  // Text that compresses about 2-3x, like the load client's payloads.
+  function text(bytes: number, seed: number): Buffer {
+    const out = Buffer.allocUnsafe(bytes);
+    let x = seed | 1;
+    for (let i = 0; i < bytes; i++) {
+      x ^= x << 13; x ^= x >>> 17; x ^= x << 5;
+      out[i] = 97 + ((x >>> 0) % 8 === 0 ? 26 : (x >>> 0) % 12);
+    }
+    return out;
+  }
+
+  it('a frame of many blocks without a content size decodes into one allocation, exactly sized', () => {
+    const input = text(40 * 64 * 1024 - 1234, 7); // 40 blocks, the last partial
+    const frame = compress(Codec.lz4, input);
+    const before = { ...codecAllocation };
+    const output = decompress(Codec.lz4, frame, 64 * 1024 * 1024);
+    expect(output.equals(input)).toBe(true);
+    expect(codecAllocation.count - before.count).toBe(1);
+    expect(codecAllocation.bytes - before.bytes).toBeLessThanOrEqual(input.length + 64 * 1024);
+  });
+
+  it('a hostile frame of many tiny blocks cannot make it allocate much more than 8x its input up front', () => {
+    // 2000 one-byte compressed blocks (a lone literal each): 10 kB of input claiming 2000 x 64 KiB of blocks.
+    const blocks = 2000;
+    const frame = Buffer.alloc(7 + blocks * 5 + 4);
+    compress(Codec.lz4, Buffer.alloc(0)).copy(frame, 0, 0, 7); // our frame header
+    for (let i = 0; i < blocks; i++) {
+      frame.writeUInt32LE(1, 7 + i * 5);
+      frame[7 + i * 5 + 4] = 0x10; // token: 1 literal, and no literal byte left: malformed
+    }
+    const before = { ...codecAllocation };
+    expect(() => decompress(Codec.lz4, frame, 64 * 1024 * 1024)).toThrow();
+    expect(codecAllocation.bytes - before.bytes).toBeLessThanOrEqual(frame.length * 8 + 64 * 1024);
   });
 });

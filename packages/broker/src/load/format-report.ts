@@ -33,7 +33,7 @@ function produceLines(r: LoadReport): string[] {
     `          request latency ms (request written -> response read, per record): ${latency(p.requestLatency)}`,
   ];
   const s = p.streaming;
-  if (s !== null) lines.push(`          backlog merges ${n(s.merges)}: ${n(s.batchesIn)} batches -> ${n(s.batchesOut)}${s.mergeErrors > 0 ? `, ${n(s.mergeErrors)} runs kept (merge error)` : ''}`);
+  if (s !== null) lines.push(`          backlog merges ${n(s.merges)}: ${n(s.batchesIn)} batches -> ${n(s.batchesOut)}${s.mergeErrors > 0 ? `, ${n(s.mergeErrors)} codec failures (plain path since)` : ''}`);
   for (const e of p.requestErrors) lines.push(`          request error: ${e}`);
   return lines;
 }

@@ -85,6 +85,9 @@ export class KafkaConnection {
     });
   }
 
+  /** The largest request frame written, size prefix included (what a broker's socket.request.max.bytes bounds). */
+  largestFrameBytes = 0;
+
   /** Requests written and not yet answered. */
   get inFlight(): number {
     return this.pending.length - this.pendingHead;
@@ -122,6 +125,9 @@ export class KafkaConnection {
     const message = encodeRequest(this.writer, { api, apiVersion: version, correlationId, clientId: this.options.clientId }, body);
     const parts = message.parts as readonly Buffer[];
     const last = parts.length - 1;
+    let frameBytes = 0;
+    for (const part of parts) frameBytes += part.length;
+    if (frameBytes > this.largestFrameBytes) this.largestFrameBytes = frameBytes;
     this.socket.cork();
     for (let i = 0; i < last; i++) this.socket.write(parts[i] as Buffer);
     this.socket.write(parts[last] as Buffer, done);

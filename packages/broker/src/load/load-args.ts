@@ -22,11 +22,12 @@ export const LOAD_USAGE = `usage: pnpm load [--] --topic T (--records N | --dura
   --compression C            none|gzip|snappy|lz4|zstd (default none)
   --linger-ms L              linger.ms (default 1)
   --batch-bytes B            batch.size, uncompressed (default 16384)
-  --streaming-compression    batches bounded by compressed size; unsent backlogs merged before each send
+  --streaming-compression    batches bounded by compressed size; a backlog is compressed once into one batch
   --max-batch-bytes B        the broker's max.message.bytes, bound of a compressed batch (default 1048588)
   --buffer-bytes B           buffer.memory per producer with --streaming-compression (default 33554432)
   --payload K                random (incompressible) | text (~5x compressible) (default random)
   --max-in-flight N          produce requests in flight per connection (default 5)
+  --max-request-bytes B      bound of one produce request, packed by exact batch bytes (default 104857600)
   --create-topic             CreateTopics first (an existing topic is accepted)
   --no-verify                skip the consume-and-check phase
   --broker-pid PID           measure the broker's CPU from /proc/PID/stat
@@ -64,7 +65,7 @@ export function parseLoadArgs(argv: readonly string[]): { options: Partial<LoadO
         bootstrap: { type: 'string' }, topic: { type: 'string' }, partitions: { type: 'string' }, producers: { type: 'string' },
         'record-bytes': { type: 'string' }, records: { type: 'string' }, 'duration-ms': { type: 'string' }, rate: { type: 'string' },
         acks: { type: 'string' }, idempotent: { type: 'boolean' }, compression: { type: 'string' }, 'linger-ms': { type: 'string' },
-        'batch-bytes': { type: 'string' }, 'max-in-flight': { type: 'string' }, 'create-topic': { type: 'boolean' },
+        'batch-bytes': { type: 'string' }, 'max-in-flight': { type: 'string' }, 'max-request-bytes': { type: 'string' }, 'create-topic': { type: 'boolean' },
         'streaming-compression': { type: 'boolean' }, 'max-batch-bytes': { type: 'string' }, 'buffer-bytes': { type: 'string' },
         payload: { type: 'string' },
         'no-verify': { type: 'boolean' }, 'broker-pid': { type: 'string' }, 'request-timeout-ms': { type: 'string' },
@@ -96,6 +97,7 @@ export function parseLoadArgs(argv: readonly string[]): { options: Partial<LoadO
   set('maxBatchBytes', int('max-batch-bytes', values['max-batch-bytes'], 1));
   set('bufferBytes', int('buffer-bytes', values['buffer-bytes'], 1));
   set('maxInFlight', int('max-in-flight', values['max-in-flight'], 1));
+  set('maxRequestBytes', int('max-request-bytes', values['max-request-bytes'], 1));
   set('brokerPid', int('broker-pid', values['broker-pid'], 1));
   set('requestTimeoutMs', int('request-timeout-ms', values['request-timeout-ms'], 1));
   if (values.rate !== undefined) o.rate = Number(values.rate);

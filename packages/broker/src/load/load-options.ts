@@ -55,8 +55,8 @@ export interface LoadOptions {
   /**
    * franz-go's StreamingCompression (PR #1366): batches are built through
    * BoundedBatchBuilder, bounded by their COMPRESSED size (maxBatchBytes),
-   * and a partition's backlog of never-sent batches is merged (mergeUnsent)
-   * before each send. Sequences are assigned at the first send.
+   * and a partition's backlog of more than one uncompressed batch is sealed
+   * into one such batch, each record compressed once (streaming-accumulator.ts).
    */
   readonly streamingCompression: boolean;
   /** The broker's max.message.bytes: the bound of a whole (compressed) batch with streamingCompression. */
@@ -65,6 +65,12 @@ export interface LoadOptions {
   readonly bufferBytes: number;
   /** Value generator (payload.ts): 'random' is incompressible, 'text' about 5× compressible. */
   readonly payload: PayloadKind;
+  /**
+   * Bound on one produce request (franz-go's BrokerMaxWriteBytes, the
+   * broker's socket.request.max.bytes): requests are packed by the sealed
+   * batches' exact wire lengths.
+   */
+  readonly maxRequestBytes: number;
   /** Produce requests in flight per connection (Kafka: at most 5 with idempotence). */
   readonly maxInFlight: number;
   /** CreateTopics first (an existing topic with enough partitions is accepted). */
@@ -107,6 +113,7 @@ export const LOAD_DEFAULTS: LoadOptions = Object.freeze({
   maxBatchBytes: 1_048_588,
   bufferBytes: 32 * 1024 * 1024,
   payload: 'random',
+  maxRequestBytes: 104_857_600,
   maxInFlight: 5,
   createTopic: false,
   verify: true,
@@ -124,6 +131,9 @@ export const LOAD_DEFAULTS: LoadOptions = Object.freeze({
 
 /** Room beyond a record's value for it to fit a batch alone: header 61, record framing <= 30, codec framing. */
 const STREAMING_RECORD_SLACK_BYTES = 256;
+
+/** Room in a request beyond one batch: header, client id, topic, partition framing. */
+const REQUEST_SLACK_BYTES = 1024;
 
 function usage(message: string, context: Readonly<Record<string, unknown>> = {}): Error {
   return loadError(LoadErrorCode.USAGE, message, context);
@@ -157,6 +167,11 @@ export function resolveLoadOptions(partial: Partial<LoadOptions>): LoadOptions {
     // Every record must fit a batch alone, compressed or not (61-byte header, record framing, codec worst case).
     if (o.recordBytes + STREAMING_RECORD_SLACK_BYTES > o.maxBatchBytes) throw usage(`recordBytes + ${STREAMING_RECORD_SLACK_BYTES} must be at most maxBatchBytes (${o.maxBatchBytes})`);
     if (o.bufferBytes < o.batchBytes) throw usage('bufferBytes must be at least batchBytes');
+  }
+  positiveInt('maxRequestBytes', o.maxRequestBytes, 0x7fffffff);
+  const batchMax = o.streamingCompression ? o.maxBatchBytes : o.batchBytes + o.recordBytes + STREAMING_RECORD_SLACK_BYTES;
+  if (o.maxRequestBytes < batchMax + REQUEST_SLACK_BYTES + 2 * o.topic.length + 2 * o.clientId.length) {
+    throw usage(`maxRequestBytes must hold one whole batch and the request's framing (at least ${batchMax + REQUEST_SLACK_BYTES} bytes)`);
   }
   if (o.lostResponse !== null && !(Number.isInteger(o.lostResponse.partition) && o.lostResponse.partition >= 0 && o.lostResponse.partition < o.partitions)) {
     throw usage('lostResponse.partition must be one of the partitions');

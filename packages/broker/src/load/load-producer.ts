@@ -6,7 +6,16 @@
 // and up to maxInFlight produce requests pipelined on the connection. A
 // request carries every ready batch, at most one per partition, so with
 // idempotence and ≤ 5 in flight the broker sees each partition's sequences in
-// order. Allocation happens per batch and per request (one promise).
+// order. Requests are packed by the sealed batches' exact wire lengths: a
+// batch that would take the request past maxRequestBytes stays sealed (same
+// bytes) for the next one. Allocation happens per batch and per request (one
+// promise).
+//
+// Every generated record settles exactly once in the ledger: acked, failed
+// (refused), uncertain (written, never answered) or purged (never written).
+// `purge()` drops what the accumulator holds and stops generation; requests
+// in flight settle as they are answered. `close()` purges and closes the
+// connection, so requests in flight settle as uncertain; `run` resolves.
 //
 // Retries: a batch's bytes are final once taken from the accumulator, so a
 // resend is the same buffer. The only resend today is the test hook
@@ -31,6 +40,14 @@ import type { LoadOptions } from './load-options.js';
 import { ProducerLedger } from './producer-ledger.js';
 import { StreamingAccumulator } from './streaming-accumulator.js';
 import { UncompressedAccumulator } from './uncompressed-accumulator.js';
+
+/** Produce request bytes per partition beyond its batch: index, records length, tagged fields (upper bound). */
+const PARTITION_OVERHEAD_BYTES = 16;
+
+/** Produce request bytes beyond its partitions: frame size, header, client id, acks, timeout, one topic (upper bound). */
+export function requestOverheadBytes(o: Pick<LoadOptions, 'clientId' | 'topic'>): number {
+  return 64 + Buffer.byteLength(o.clientId, 'utf8') + 8 + Buffer.byteLength(o.topic, 'utf8');
+}
 
 export interface LoadProducerSetup {
   readonly index: number;
@@ -90,6 +107,8 @@ export class LoadProducer {
   /** The lostResponse hook has fired (it fires once). */
   private dropped: boolean;
   private resend: DroppedRequest | null;
+  /** Request bytes beyond its batches: header, client id, topic (an upper bound; see requestOverheadBytes). */
+  private readonly requestOverheadBytes: number;
 
   constructor(options: LoadOptions, setup: LoadProducerSetup) {
     assert(setup.records === null || setup.records >= 0, 'LoadProducer: negative record budget');
@@ -116,6 +135,28 @@ export class LoadProducer {
     this.finish = null;
     this.dropped = false;
     this.resend = null;
+    this.requestOverheadBytes = requestOverheadBytes(options);
+  }
+
+  /** Produce requests written and not yet answered (or failed). */
+  get requestsInFlight(): number {
+    return this.inFlight;
+  }
+
+  /** Drops every record not yet in a request (ledger: purged) and stops generating; requests in flight settle normally. */
+  purge(): void {
+    this.generating = false;
+    this.accumulator.purge((partition, firstSequence, count) => this.ledger.purged(partition, firstSequence, count));
+    const resend = this.resend;
+    this.resend = null;
+    if (resend !== null) for (const b of resend.batches) this.ledger.uncertain(b.partition, b.firstSequence, b.count); // sent once already
+    if (this.finish !== null) this.step();
+  }
+
+  /** purge(), then closes the connection: requests in flight settle as uncertain, `run` resolves. */
+  close(): void {
+    this.purge();
+    this.s.connection.close();
   }
 
   /** Produces until the record budget or the deadline; resolves when every request is answered (or failed). */
@@ -177,9 +218,18 @@ export class LoadProducer {
       return true;
     }
     const batches: SentBatch[] = [];
-    for (let p = 0; p < this.o.partitions; p++) {
-      const batch = this.accumulator.take(p, now, !this.generating);
-      if (batch !== null) batches.push(batch);
+    let bytes = this.requestOverheadBytes;
+    const partitions = this.o.partitions;
+    // Start one partition later each request, so one left out for size goes first next time.
+    const start = this.produceRequests % partitions;
+    for (let k = 0; k < partitions; k++) {
+      const p = start + k < partitions ? start + k : start + k - partitions;
+      const batchBytes = this.accumulator.ready(p, now, !this.generating);
+      if (batchBytes < 0) continue;
+      // Exact wire bytes; the first batch always goes (load-options keeps one batch within maxRequestBytes).
+      if (batches.length > 0 && bytes + PARTITION_OVERHEAD_BYTES + batchBytes > this.o.maxRequestBytes) continue;
+      bytes += PARTITION_OVERHEAD_BYTES + batchBytes;
+      batches.push(this.accumulator.take(p));
     }
     if (batches.length === 0) return false;
     this.sendRequest(batches, null);

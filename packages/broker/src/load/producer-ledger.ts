@@ -5,6 +5,8 @@
 //   failed    the broker answered with an error code: not appended (Kafka semantics)
 //   uncertain written but never answered (acks=0, timeout, closed connection):
 //             may or may not be in the log
+//   purged    dropped by purge/close before it was ever written: not in the log
+// Each generated record settles exactly once (`settlementErrors` checks it).
 // Ranges are flat number arrays (4 or 3 numbers per batch), not objects.
 
 import { assert } from '@seglog/common';
@@ -19,11 +21,14 @@ export class ProducerLedger {
   readonly failedBatches: number[];
   /** partition, firstSequence, count per batch with an unknown outcome. */
   readonly uncertainBatches: number[];
+  /** partition, firstSequence, count per run dropped before it was written. */
+  readonly purgedBatches: number[];
   /** Request-level failures (timeouts, connection errors), first few kept. */
   readonly errors: string[];
   recordsAcked: number;
   recordsFailed: number;
   recordsUncertain: number;
+  recordsPurged: number;
 
   constructor(partitions: number) {
     assert(Number.isInteger(partitions) && partitions > 0, 'ProducerLedger: partitions must be positive');
@@ -32,10 +37,12 @@ export class ProducerLedger {
     this.ackedBatches = [];
     this.failedBatches = [];
     this.uncertainBatches = [];
+    this.purgedBatches = [];
     this.errors = [];
     this.recordsAcked = 0;
     this.recordsFailed = 0;
     this.recordsUncertain = 0;
+    this.recordsPurged = 0;
   }
 
   nextSequence(partition: number): number {
@@ -67,6 +74,43 @@ export class ProducerLedger {
   uncertain(partition: number, firstSequence: number, count: number): void {
     this.uncertainBatches.push(partition, firstSequence, count);
     this.recordsUncertain += count;
+  }
+
+  purged(partition: number, firstSequence: number, count: number): void {
+    assert(count > 0, 'ProducerLedger.purged: empty run');
+    this.purgedBatches.push(partition, firstSequence, count);
+    this.recordsPurged += count;
+  }
+
+  /**
+   * Every generated sequence settled exactly once (acked, failed, uncertain
+   * or purged)? Returns the first few that were not (empty: all were). For
+   * tests and the end of a run: O(records).
+   */
+  settlementErrors(): string[] {
+    const errors: string[] = [];
+    const settled = Array.from({ length: this.partitions }, (_, p) => new Uint8Array(this.sent(p)));
+    const mark = (ranges: readonly number[], stride: number, firstAt: number, kind: string): void => {
+      for (let i = 0; i < ranges.length; i += stride) {
+        const partition = ranges[i] as number;
+        const first = ranges[i + firstAt] as number;
+        const count = ranges[i + firstAt + 1] as number;
+        const seen = settled[partition] as Uint8Array;
+        for (let s = first; s < first + count; s++) {
+          if (s >= seen.length) errors.push(`partition ${partition}: ${kind} sequence ${s} was never generated`);
+          else if ((seen[s] = (seen[s] as number) + 1) !== 1) errors.push(`partition ${partition}: sequence ${s} settled twice (again as ${kind})`);
+        }
+      }
+    };
+    mark(this.ackedBatches, 4, 2, 'acked');
+    mark(this.failedBatches, 4, 1, 'failed');
+    mark(this.uncertainBatches, 3, 1, 'uncertain');
+    mark(this.purgedBatches, 3, 1, 'purged');
+    settled.forEach((seen, partition) => {
+      const missing = seen.indexOf(0);
+      if (missing >= 0) errors.push(`partition ${partition}: sequence ${missing} never settled`);
+    });
+    return errors.slice(0, 20);
   }
 
   noteError(error: unknown): void {

@@ -30,6 +30,8 @@ export interface ProduceSummary {
   readonly failedByError: Readonly<Record<string, number>>;
   /** Written, never answered: acks=0 (all records), or a timed-out / broken connection. */
   readonly recordsUncertain: number;
+  /** Dropped by purge/close before they were written. */
+  readonly recordsPurged: number;
   readonly requestErrors: readonly string[];
   readonly produceRequests: number;
   readonly batches: number;
@@ -50,7 +52,7 @@ export interface ProduceSummary {
   readonly publishLatency: LatencySummary;
   /** Request written → response read, per record. */
   readonly requestLatency: LatencySummary;
-  /** --streaming-compression: backlog merges (mergeUnsent calls), batches they took in and gave back, runs kept as they were. */
+  /** --streaming-compression: merged batches sealed, the uncompressed-bounded batches' worth they held (batchesIn) and gave (batchesOut), codec failures (demotions to the plain path). */
   readonly streaming: { readonly merges: number; readonly batchesIn: number; readonly batchesOut: number; readonly mergeErrors: number } | null;
   /** Test hook lostResponse: what the broker answered to each resent batch. */
   readonly resends: readonly ResendOutcome[];
@@ -188,7 +190,7 @@ function summariseProduce(o: LoadOptions, producers: readonly LoadProducer[], du
   const latency = new LatencyRecorder();
   const requestLatency = new LatencyRecorder();
   const failedByError: Record<string, number> = {};
-  let sent = 0, acked = 0, failed = 0, uncertain = 0, requests = 0, batches = 0, bytes = 0, largest = 0;
+  let sent = 0, acked = 0, failed = 0, uncertain = 0, purged = 0, requests = 0, batches = 0, bytes = 0, largest = 0;
   const requestErrors: string[] = [];
   const resends: ResendOutcome[] = [];
   const streaming = { merges: 0, batchesIn: 0, batchesOut: 0, mergeErrors: 0 };
@@ -207,6 +209,7 @@ function summariseProduce(o: LoadOptions, producers: readonly LoadProducer[], du
     acked += l.recordsAcked;
     failed += l.recordsFailed;
     uncertain += l.recordsUncertain;
+    purged += l.recordsPurged;
     for (let i = 0; i < l.failedBatches.length; i += 4) {
       const name = kafkaErrorName(l.failedBatches[i + 3] as number);
       failedByError[name] = (failedByError[name] ?? 0) + (l.failedBatches[i + 2] as number);
@@ -220,7 +223,7 @@ function summariseProduce(o: LoadOptions, producers: readonly LoadProducer[], du
   const seconds = durationMs / 1000;
   const completed = o.acks === 0 ? uncertain : acked;
   return {
-    recordsSent: sent, recordsAcknowledged: acked, recordsFailed: failed, failedByError, recordsUncertain: uncertain, requestErrors,
+    recordsSent: sent, recordsAcknowledged: acked, recordsFailed: failed, failedByError, recordsUncertain: uncertain, recordsPurged: purged, requestErrors,
     produceRequests: requests, batches, recordsPerRequest: requests === 0 ? 0 : sent / requests, recordsPerBatch: batches === 0 ? 0 : sent / batches,
     batchBytesSent: bytes, largestBatchBytes: largest, durationMs, completionRate: completed / seconds, payloadMBps: (completed * o.recordBytes) / 1e6 / seconds,
     wireMBps: bytes / 1e6 / seconds, publishLatency: latency.summary(), requestLatency: requestLatency.summary(),

@@ -1,53 +1,127 @@
 // The load producer's batching with --streaming-compression (franz-go's
 // StreamingCompression, PR #1366; packages/records README "Batches bounded
-// by compressed size"). Per partition:
-//   open   a BoundedBatchBuilder (bound: maxBatchBytes, the broker's
-//          max.message.bytes, on the COMPRESSED batch), closed like the
-//          default batching when its records reach batchBytes uncompressed,
-//          when it has lingered, or when the builder refuses a record;
-//   tail   sealed batches never sent, in order: merged by mergeUnsent when
-//          the partition is drained and there is no ready batch;
-//   ready  merged batches that mergeUnsent left full (all but the last of
-//          its output), sent first, never merged again, so a record is
-//          compressed at most three times (open, merge, one re-merge of a
-//          last partial batch).
-// A batch leaves the backlog when `take` hands it out: that is its first
-// send, the only place its base sequence is assigned (assignBaseSequence),
-// and from then on its bytes never change (a retry resends them). Sequences
-// are consecutive per partition because records keep their order through
-// every merge; `take` checks the first record's payload sequence against it.
-// Bounds: value bytes not yet sent <= bufferBytes (Kafka's buffer.memory), so
-// tail and ready are bounded too.
+// by compressed size"). Per partition the backlog holds RECORDS, never
+// compressed bytes that could be thrown away: a run of consecutive sequences
+// with each record's stamps (when it entered, in `addedAt`, and its
+// timestamp), kept in a ring (StampRing). Payloads are derived from
+// (producer, partition, sequence) (payload.ts), so they are generated when a
+// batch is sealed, not kept.
+//
+// Sealing (`ready`), when the backlog's first batch is ready (uncompressed
+// batchBytes reached, lingered, or flush):
+//   merge  the backlog holds more than one uncompressed batch: its records
+//          are streamed, oldest first, through ONE BoundedBatchBuilder
+//          (bound maxBatchBytes, the broker's max.message.bytes, on the
+//          COMPRESSED batch) until it refuses one; the sealed blob is kept.
+//          Each record is compressed exactly once; a refused record was not
+//          compressed and stays in the backlog.
+//   plain  otherwise, or after a codec failure: the uncompressed-bounded
+//          path (buildBatch of up to one batchBytes' worth, one-shot), with
+//          the records' original timestamps, counted by their exact encoded
+//          size (a stamp that lingered long takes a longer timestampDelta).
+//          A plain batch stays within maxBatchBytes uncompressed too, since
+//          after a codec failure it goes uncompressed. Codec none never
+//          merges: its compressed size is its uncompressed size, so its
+//          plain batches take up to maxBatchBytes' worth at the plain path's
+//          cost (streaming it cost 2.2x buildBatch in a micro benchmark:
+//          three copies instead of one).
+// A codec error or a broken bound while merging demotes the accumulator to
+// the plain path for good (franz-go disables merging on its safety net),
+// and the merge's records are sealed on the plain path: none is lost.
+// Merges are synchronous, inside one `ready`: admission (`tryAdd`) never
+// compresses, and no record can join or leave the span while it is merged.
+// A sealed batch is frozen: base sequence written at seal (sealed batches
+// are taken in order, one at a time per partition), bytes and exact length
+// final; `take` hands it out, a retry resends it verbatim.
+// Bounds: value bytes not yet taken <= bufferBytes (Kafka's buffer.memory).
 
-import { assert } from '@seglog/common';
-import { BoundedBatchBuilder, Codec, assignBaseSequence, mergeUnsent, toPendingBatches } from '@seglog/records';
-import type { MergeUnsentOptions, PendingBatch } from '@seglog/records';
-import type { BatchAccumulator, SentBatch } from './batch-accumulator.js';
+import { SeglogError, assert } from '@seglog/common';
+import { BoundedBatchBuilder, Codec, buildBatch } from '@seglog/records';
+import type { BoundedBatchBuilderOptions, RecordInput } from '@seglog/records';
+import type { BatchAccumulator, DroppedRecords, SentBatch } from './batch-accumulator.js';
 import type { LoadOptions } from './load-options.js';
 import { fillPayload } from './payload.js';
 import type { AccumulatorProducer } from './uncompressed-accumulator.js';
-import { recordsPerBatch } from './uncompressed-accumulator.js';
-
-/** Handles carried by mergeUnsent: per record, performance.now() when it entered the accumulator. */
-type Pending = PendingBatch<number>;
+import { BATCH_HEADER_BYTES, recordsPerBatch } from './uncompressed-accumulator.js';
 
 const RECORDS_COUNT_OFFSET = 57;
+const BASE_SEQUENCE_OFFSET = 53;
 const SEQUENCE_IN_PAYLOAD = 8;
+const RING_CAPACITY_MIN = 1024;
+
+/** Bytes of a varint holding `zigzagged` (a non-negative zigzag-encoded value < 2^53). */
+function varintSize(zigzagged: number): number {
+  let n = 1;
+  for (let v = zigzagged; v >= 128; v = Math.floor(v / 128)) n++;
+  return n;
+}
+
+function zigzag(value: number): number {
+  return value >= 0 ? value * 2 : -value * 2 - 1;
+}
+
+/** FIFO of per-record stamps (added at, timestamp); capacity a power of two, grown by doubling. */
+class StampRing {
+  length: number;
+  private head: number;
+  private addedAt: Float64Array;
+  private timestamps: Float64Array;
+
+  constructor() {
+    this.length = 0;
+    this.head = 0;
+    this.addedAt = new Float64Array(RING_CAPACITY_MIN);
+    this.timestamps = new Float64Array(RING_CAPACITY_MIN);
+  }
+
+  push(addedAt: number, timestamp: number): void {
+    if (this.length === this.addedAt.length) this.grow();
+    const at = (this.head + this.length) & (this.addedAt.length - 1);
+    this.addedAt[at] = addedAt;
+    this.timestamps[at] = timestamp;
+    this.length++;
+  }
+
+  addedAtOf(index: number): number {
+    assert(index < this.length, 'StampRing: index out of range');
+    return this.addedAt[(this.head + index) & (this.addedAt.length - 1)] as number;
+  }
+
+  timestampOf(index: number): number {
+    assert(index < this.length, 'StampRing: index out of range');
+    return this.timestamps[(this.head + index) & (this.timestamps.length - 1)] as number;
+  }
+
+  shift(count: number): void {
+    assert(count <= this.length, 'StampRing: shift beyond length');
+    this.head = (this.head + count) & (this.addedAt.length - 1);
+    this.length -= count;
+  }
+
+  private grow(): void {
+    const n = this.addedAt.length;
+    const addedAt = new Float64Array(n * 2);
+    const timestamps = new Float64Array(n * 2);
+    for (let i = 0; i < this.length; i++) {
+      addedAt[i] = this.addedAt[(this.head + i) & (n - 1)] as number;
+      timestamps[i] = this.timestamps[(this.head + i) & (n - 1)] as number;
+    }
+    this.addedAt = addedAt;
+    this.timestamps = timestamps;
+    this.head = 0;
+  }
+}
 
 class PartitionBacklog {
-  builder: BoundedBatchBuilder | null = null;
-  openHandles: number[] = [];
-  openedAt = 0;
-  ready: Pending[] = [];
-  tail: Pending[] = [];
-  nextSendSequence = 0;
-  /** Values are cut from slabs of one uncompressed batch's worth (no allocation per record). */
-  slab: Buffer = Buffer.alloc(0);
-  slabUsed = 0;
+  /** Sequence of the oldest record not sealed; the records are [firstSequence, firstSequence + stamps.length). */
+  firstSequence = 0;
+  readonly stamps = new StampRing();
+  /** Sealed, frozen, not yet taken (at most one). */
+  sealed: SentBatch | null = null;
 }
 
 export class StreamingAccumulator implements BatchAccumulator {
-  /** Times mergeUnsent ran, and batches it took in and gave back (stats for the report). */
+  /** Merged batches sealed, the uncompressed-bounded batches' worth they replaced, and demotions (stats for the report). */
   merges: number;
   mergedBatchesIn: number;
   mergedBatchesOut: number;
@@ -55,9 +129,13 @@ export class StreamingAccumulator implements BatchAccumulator {
   private readonly o: LoadOptions;
   private readonly p: AccumulatorProducer;
   private readonly recordsPerBatch: number;
-  private readonly mergeOptions: MergeUnsentOptions;
+  /** Bound of a plain batch, uncompressed: batchBytes (codec none: maxBatchBytes), never above maxBatchBytes. */
+  private readonly plainBatchBytes: number;
+  private readonly builderOptions: BoundedBatchBuilderOptions;
   private readonly partitions: PartitionBacklog[];
   private readonly identity: { producer: number; partition: number; sequence: number };
+  /** False after a codec failure: every batch takes the plain path. */
+  private merging: boolean;
   private unsentBytes: number;
 
   constructor(options: LoadOptions, producer: AccumulatorProducer) {
@@ -69,13 +147,14 @@ export class StreamingAccumulator implements BatchAccumulator {
     this.o = options;
     this.p = producer;
     this.recordsPerBatch = recordsPerBatch(options);
-    this.mergeOptions = {
+    this.plainBatchBytes = options.compression === 'none' ? options.maxBatchBytes : Math.min(options.batchBytes, options.maxBatchBytes);
+    this.builderOptions = {
       codec: Codec[options.compression], maxBytes: options.maxBatchBytes,
       producerId: producer.producerId, producerEpoch: producer.producerEpoch,
-      onError: () => this.mergeErrors++,
     };
     this.partitions = Array.from({ length: options.partitions }, () => new PartitionBacklog());
     this.identity = { producer: producer.index, partition: 0, sequence: 0 };
+    this.merging = options.compression !== 'none';
     this.unsentBytes = 0;
   }
 
@@ -83,109 +162,177 @@ export class StreamingAccumulator implements BatchAccumulator {
     const size = this.o.recordBytes;
     if (this.unsentBytes + size > this.o.bufferBytes) return false; // buffer.memory full: wait for a send
     const b = this.partitions[partition] as PartitionBacklog;
-    const record = { value: this.payload(b, partition, sequence), timestamp };
-    if (b.builder === null) this.open(b, now);
-    if (!(b.builder as BoundedBatchBuilder).tryAppend(record)) {
-      if ((b.builder as BoundedBatchBuilder).recordsCount > 0) {
-        this.seal(b);
-        this.open(b, now);
-      }
-      const builder = b.builder as BoundedBatchBuilder;
-      if (!builder.tryAppend(record)) {
-        // Refused by an empty builder: alone (load-options guarantees it fits uncompressed).
-        b.tail.push({ batch: builder.buildAlone(record), records: [record], handles: [now], sent: false });
-        b.builder = null;
-        this.unsentBytes += size;
-        return true;
-      }
-    }
-    b.openHandles.push(now);
+    assert(sequence === b.firstSequence + b.stamps.length, 'StreamingAccumulator: sequences must be consecutive');
+    b.stamps.push(now, timestamp);
     this.unsentBytes += size;
-    if ((b.builder as BoundedBatchBuilder).recordsCount >= this.recordsPerBatch) this.seal(b);
     return true;
   }
 
-  take(partition: number, now: number, flush: boolean): SentBatch | null {
+  ready(partition: number, now: number, flush: boolean): number {
     const b = this.partitions[partition] as PartitionBacklog;
-    if (b.builder !== null && (flush || now - b.openedAt >= this.o.lingerMs)) this.seal(b);
-    if (b.ready.length === 0 && b.tail.length >= 2) this.merge(b);
-    const next = b.ready.length > 0 ? b.ready.shift() : b.tail.shift();
-    if (next === undefined) return null;
-    return this.firstSend(b, partition, next);
+    if (b.sealed === null && this.isReady(b, now, flush)) b.sealed = this.seal(b, partition);
+    return b.sealed === null ? -1 : b.sealed.batch.length;
+  }
+
+  take(partition: number): SentBatch {
+    const b = this.partitions[partition] as PartitionBacklog;
+    const sealed = b.sealed;
+    assert(sealed !== null, 'StreamingAccumulator.take: nothing sealed');
+    b.sealed = null;
+    this.unsentBytes -= sealed.count * this.o.recordBytes;
+    assert(this.unsentBytes >= 0, 'StreamingAccumulator: unsent bytes below zero');
+    return sealed;
   }
 
   hasPending(): boolean {
-    for (const b of this.partitions) if (b.builder !== null || b.tail.length > 0 || b.ready.length > 0) return true;
+    for (const b of this.partitions) if (b.sealed !== null || b.stamps.length > 0) return true;
     return false;
   }
 
   lingerDeadline(partition: number): number {
     const b = this.partitions[partition] as PartitionBacklog;
-    return b.builder === null ? Number.POSITIVE_INFINITY : b.openedAt + this.o.lingerMs;
+    if (b.sealed !== null) return 0;
+    return b.stamps.length === 0 ? Number.POSITIVE_INFINITY : b.stamps.addedAtOf(0) + this.o.lingerMs;
   }
 
-  private payload(b: PartitionBacklog, partition: number, sequence: number): Buffer {
-    const size = this.o.recordBytes;
-    if (b.slabUsed + size > b.slab.length) {
-      b.slab = Buffer.allocUnsafe(size * this.recordsPerBatch);
-      b.slabUsed = 0;
+  purge(dropped: DroppedRecords): void {
+    this.partitions.forEach((b, partition) => {
+      if (b.sealed !== null) dropped(partition, b.sealed.firstSequence, b.sealed.count);
+      if (b.stamps.length > 0) dropped(partition, b.firstSequence, b.stamps.length);
+      b.sealed = null;
+      b.firstSequence += b.stamps.length;
+      b.stamps.shift(b.stamps.length);
+    });
+    this.unsentBytes = 0;
+  }
+
+  private isReady(b: PartitionBacklog, now: number, flush: boolean): boolean {
+    const count = b.stamps.length;
+    if (count === 0) return false;
+    return count >= this.recordsPerBatch || flush || now - b.stamps.addedAtOf(0) >= this.o.lingerMs;
+  }
+
+  private seal(b: PartitionBacklog, partition: number): SentBatch {
+    const merged = this.merging && b.stamps.length > this.recordsPerBatch ? this.sealMerged(b, partition) : null;
+    const sealed = merged ?? this.sealPlain(b, partition);
+    this.check(sealed, partition);
+    b.firstSequence += sealed.count;
+    b.stamps.shift(sealed.count);
+    return sealed;
+  }
+
+  /** One compressed-size-bounded batch of the backlog's oldest records; null (and merging off) on a codec failure. */
+  private sealMerged(b: PartitionBacklog, partition: number): SentBatch | null {
+    const builder = new BoundedBatchBuilder(this.builderOptions);
+    const values = new ValueSlab(this.o.recordBytes, this.recordsPerBatch);
+    const count = b.stamps.length;
+    let accepted = 0;
+    while (accepted < count) {
+      const record: RecordInput = { value: this.value(values, partition, b.firstSequence + accepted), timestamp: b.stamps.timestampOf(accepted) };
+      if (!builder.tryAppend(record)) break;
+      accepted++;
     }
-    const at = b.slabUsed;
-    b.slabUsed = at + size;
+    if (builder.demoted) return this.demote();
+    assert(accepted > 0, 'StreamingAccumulator: load-options guarantees a record fits a batch alone');
+    const batches = builder.seal({ baseSequence: this.baseSequence(b) });
+    if (builder.demoted || batches.length !== 1) return this.demote();
+    this.merges++;
+    this.mergedBatchesIn += Math.ceil(accepted / this.recordsPerBatch);
+    this.mergedBatchesOut++;
+    return { partition, firstSequence: b.firstSequence, count: accepted, openedAt: b.stamps.addedAtOf(0), batch: batches[0] as Buffer };
+  }
+
+  /** The builder fell back (a codec error or a broken bound; its plain batches are dropped): merging off for good. */
+  private demote(): null {
+    this.mergeErrors++;
+    this.merging = false;
+    return null;
+  }
+
+  /** The uncompressed-bounded path: up to one batchBytes' worth, one-shot, original timestamps. */
+  private sealPlain(b: PartitionBacklog, partition: number): SentBatch {
+    const count = this.plainCount(b);
+    const values = new ValueSlab(this.o.recordBytes, count);
+    const records: RecordInput[] = new Array<RecordInput>(count);
+    for (let i = 0; i < count; i++) records[i] = { value: this.value(values, partition, b.firstSequence + i), timestamp: b.stamps.timestampOf(i) };
+    const options = {
+      records, compression: Codec[this.o.compression], producerId: this.p.producerId, producerEpoch: this.p.producerEpoch,
+      baseSequence: this.baseSequence(b),
+    };
+    let batch: Buffer | null = null;
+    try {
+      batch = buildBatch(options);
+    } catch (error) {
+      // A codec that fails one-shot too: the records still go, uncompressed.
+      if (!(error instanceof SeglogError)) throw error;
+      this.mergeErrors++;
+    }
+    // Incompressible records may grow past maxBatchBytes compressed: then they go uncompressed (franz-go does the same).
+    if (batch === null || batch.length > this.o.maxBatchBytes) batch = buildBatch({ ...options, compression: Codec.none });
+    assert(batch.length <= this.o.maxBatchBytes, 'StreamingAccumulator: plain batch above maxBatchBytes');
+    return { partition, firstSequence: b.firstSequence, count, openedAt: b.stamps.addedAtOf(0), batch };
+  }
+
+  /** The oldest records whose exact encoded size fits plainBatchBytes (at least one). */
+  private plainCount(b: PartitionBacklog): number {
+    const stamps = b.stamps;
+    const base = stamps.timestampOf(0);
+    const valueBytes = this.o.recordBytes + varintSize(this.o.recordBytes * 2);
+    let bytes = BATCH_HEADER_BYTES;
+    let count = 0;
+    while (count < stamps.length) {
+      // attributes, null key, header count: 1 byte each.
+      const body = 3 + varintSize(zigzag(stamps.timestampOf(count) - base)) + varintSize(count * 2) + valueBytes;
+      const size = varintSize(body * 2) + body;
+      if (count > 0 && bytes + size > this.plainBatchBytes) break;
+      bytes += size;
+      count++;
+    }
+    return count;
+  }
+
+  private baseSequence(b: PartitionBacklog): number {
+    return this.p.producerId >= 0 ? b.firstSequence : -1;
+  }
+
+  private value(values: ValueSlab, partition: number, sequence: number): Buffer {
     this.identity.partition = partition;
     this.identity.sequence = sequence;
-    fillPayload(b.slab, at, size, this.identity, this.o.payload);
-    return b.slab.subarray(at, at + size);
+    return values.next(this.identity, this.o);
   }
 
-  private open(b: PartitionBacklog, now: number): void {
-    assert(b.builder === null && b.openHandles.length === 0, 'StreamingAccumulator: a batch is already open');
-    b.builder = new BoundedBatchBuilder(this.mergeOptions);
-    b.openedAt = now;
-  }
-
-  private seal(b: PartitionBacklog): void {
-    const builder = b.builder;
-    assert(builder !== null, 'StreamingAccumulator.seal: no open batch');
-    assert(builder.recordsCount === b.openHandles.length, 'StreamingAccumulator.seal: one handle per record');
-    if (builder.recordsCount > 0) b.tail.push(...toPendingBatches(builder.seal(), builder.records, b.openHandles));
-    b.builder = null;
-    b.openHandles = [];
-  }
-
-  /** Re-packs the tail; all but the last output batch are full and go to `ready`. */
-  private merge(b: PartitionBacklog): void {
-    const records = countRecords(b.tail);
-    const merged = mergeUnsent(b.tail, this.mergeOptions);
-    assert(countRecords(merged) === records, 'StreamingAccumulator.merge: records lost or added');
-    this.merges++;
-    this.mergedBatchesIn += b.tail.length;
-    this.mergedBatchesOut += merged.length;
-    const last = merged.pop();
-    assert(last !== undefined, 'StreamingAccumulator.merge: empty result');
-    b.ready = merged;
-    b.tail = [last];
-  }
-
-  private firstSend(b: PartitionBacklog, partition: number, next: Pending): SentBatch {
-    assert(!next.sent, 'StreamingAccumulator: a batch is handed out once');
-    const count = next.records.length;
-    assert(count > 0 && count === next.batch.readInt32BE(RECORDS_COUNT_OFFSET), 'StreamingAccumulator: batch and records differ');
-    const first = next.records[0]?.value;
-    const sequence = b.nextSendSequence;
-    assert(first instanceof Uint8Array, 'StreamingAccumulator: record without value');
-    assert(Buffer.from(first.buffer, first.byteOffset, first.byteLength).readUInt32BE(SEQUENCE_IN_PAYLOAD) === sequence,
-      'StreamingAccumulator: batches must be sent in sequence order');
-    if (this.p.producerId >= 0) assignBaseSequence(next.batch, sequence);
-    b.nextSendSequence = sequence + count;
-    this.unsentBytes -= count * this.o.recordBytes;
-    assert(this.unsentBytes >= 0, 'StreamingAccumulator: unsent bytes below zero');
-    return { partition, firstSequence: sequence, count, openedAt: next.handles[0] as number, batch: next.batch };
+  /** Pair assertion: the sealed bytes say what the backlog says (count, first record, sequence). */
+  private check(sealed: SentBatch, partition: number): void {
+    assert(sealed.count > 0 && sealed.count === sealed.batch.readInt32BE(RECORDS_COUNT_OFFSET), 'StreamingAccumulator: batch and records differ');
+    assert(sealed.partition === partition, 'StreamingAccumulator: sealed for another partition');
+    if (this.p.producerId >= 0) assert(sealed.batch.readInt32BE(BASE_SEQUENCE_OFFSET) === sealed.firstSequence, 'StreamingAccumulator: base sequence');
   }
 }
 
-function countRecords(batches: readonly Pending[]): number {
-  let n = 0;
-  for (const batch of batches) n += batch.records.length;
-  return n;
+/** Values cut from slabs of `perSlab` records (allocation per batch's worth, not per record). */
+class ValueSlab {
+  private readonly size: number;
+  private readonly perSlab: number;
+  private slab: Buffer;
+  private used: number;
+
+  constructor(size: number, perSlab: number) {
+    this.size = size;
+    this.perSlab = Math.max(1, perSlab);
+    this.slab = Buffer.allocUnsafe(size * this.perSlab);
+    this.used = 0;
+  }
+
+  next(identity: { producer: number; partition: number; sequence: number }, o: LoadOptions): Buffer {
+    if (this.used + this.size > this.slab.length) {
+      this.slab = Buffer.allocUnsafe(this.size * this.perSlab);
+      this.used = 0;
+    }
+    const at = this.used;
+    this.used = at + this.size;
+    fillPayload(this.slab, at, this.size, identity, o.payload);
+    const value = this.slab.subarray(at, at + this.size);
+    assert(value.readUInt32BE(SEQUENCE_IN_PAYLOAD) === identity.sequence, 'StreamingAccumulator: payload sequence');
+    return value;
+  }
 }

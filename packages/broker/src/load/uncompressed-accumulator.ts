@@ -4,12 +4,13 @@
 // are counters until the batch is taken: payloads are derived from
 // (producer, partition, sequence) (payload.ts), so nothing per record is kept
 // between generation and the send; the batch is built (and compressed
-// one-shot) at `take`, with its base sequence when idempotent.
+// one-shot) when it is sealed (`ready`), with its base sequence when
+// idempotent, and handed out by `take`.
 
 import { assert } from '@seglog/common';
 import { Codec, buildBatch } from '@seglog/records';
 import type { RecordInput } from '@seglog/records';
-import type { BatchAccumulator, SentBatch } from './batch-accumulator.js';
+import type { BatchAccumulator, DroppedRecords, SentBatch } from './batch-accumulator.js';
 import type { LoadOptions } from './load-options.js';
 import { fillPayload } from './payload.js';
 
@@ -37,6 +38,8 @@ export class UncompressedAccumulator implements BatchAccumulator {
   private readonly pendingCount: Int32Array;
   private readonly pendingFirst: Int32Array;
   private readonly openedAt: Float64Array;
+  /** Per partition: built, not yet taken (at most one; generation into a new batch goes on meanwhile). */
+  private readonly sealed: (SentBatch | null)[];
 
   constructor(options: LoadOptions, producer: AccumulatorProducer) {
     this.o = options;
@@ -45,6 +48,7 @@ export class UncompressedAccumulator implements BatchAccumulator {
     this.pendingCount = new Int32Array(options.partitions);
     this.pendingFirst = new Int32Array(options.partitions);
     this.openedAt = new Float64Array(options.partitions);
+    this.sealed = new Array<SentBatch | null>(options.partitions).fill(null);
   }
 
   tryAdd(partition: number, sequence: number, now: number): boolean {
@@ -59,23 +63,49 @@ export class UncompressedAccumulator implements BatchAccumulator {
     return true;
   }
 
-  take(partition: number, now: number, flush: boolean): SentBatch | null {
+  ready(partition: number, now: number, flush: boolean): number {
+    const sealed = this.sealed[partition] ?? this.seal(partition, now, flush);
+    return sealed === null ? -1 : sealed.batch.length;
+  }
+
+  take(partition: number): SentBatch {
+    const sealed = this.sealed[partition] ?? null;
+    assert(sealed !== null, 'UncompressedAccumulator.take: nothing sealed');
+    this.sealed[partition] = null;
+    return sealed;
+  }
+
+  hasPending(): boolean {
+    for (let p = 0; p < this.o.partitions; p++) if ((this.pendingCount[p] as number) > 0 || this.sealed[p] !== null) return true;
+    return false;
+  }
+
+  lingerDeadline(partition: number): number {
+    if (this.sealed[partition] !== null) return 0;
+    return (this.pendingCount[partition] as number) > 0 ? (this.openedAt[partition] as number) + this.o.lingerMs : Number.POSITIVE_INFINITY;
+  }
+
+  purge(dropped: DroppedRecords): void {
+    for (let p = 0; p < this.o.partitions; p++) {
+      const sealed = this.sealed[p] ?? null;
+      if (sealed !== null) dropped(p, sealed.firstSequence, sealed.count);
+      const count = this.pendingCount[p] as number;
+      if (count > 0) dropped(p, this.pendingFirst[p] as number, count);
+      this.sealed[p] = null;
+      this.pendingCount[p] = 0;
+    }
+  }
+
+  private seal(partition: number, now: number, flush: boolean): SentBatch | null {
     const count = this.pendingCount[partition] as number;
     if (count === 0) return null;
     const openedAt = this.openedAt[partition] as number;
     if (!(count >= this.recordsPerBatch || flush || now - openedAt >= this.o.lingerMs)) return null;
     this.pendingCount[partition] = 0;
     const firstSequence = this.pendingFirst[partition] as number;
-    return { partition, firstSequence, count, openedAt, batch: this.build(partition, firstSequence, count) };
-  }
-
-  hasPending(): boolean {
-    for (let p = 0; p < this.o.partitions; p++) if ((this.pendingCount[p] as number) > 0) return true;
-    return false;
-  }
-
-  lingerDeadline(partition: number): number {
-    return (this.pendingCount[partition] as number) > 0 ? (this.openedAt[partition] as number) + this.o.lingerMs : Number.POSITIVE_INFINITY;
+    const sealed = { partition, firstSequence, count, openedAt, batch: this.build(partition, firstSequence, count) };
+    this.sealed[partition] = sealed;
+    return sealed;
   }
 
   private build(partition: number, firstSequence: number, count: number): Buffer {
