@@ -264,7 +264,7 @@ describe('load client --streaming-compression against a slow broker', () => {
       control.close();
       connection.close();
     }
-  }, 60_000);
+  });
 });
 
 async function until(condition: () => boolean): Promise<void> {
