@@ -72,6 +72,7 @@ function decodeExpression(unit: Unit, step: Step): string {
     case Op.UINT16: return 'r.uint16()';
     case Op.INT32: return 'r.int32()';
     case Op.INT64: return 'r.int64()';
+    case Op.INT64_SATURATED: return 'r.int64Saturated()';
     case Op.FLOAT64: return 'r.float64()';
     case Op.BOOL: return 'r.bool()';
     case Op.UUID: return 'r.uuid()';
@@ -131,7 +132,8 @@ function encodeStatement(unit: Unit, step: Step): string {
     case Op.INT16: return 'w.int16(x);';
     case Op.UINT16: return 'w.uint16(x);';
     case Op.INT32: return 'w.int32(x);';
-    case Op.INT64: return 'w.int64(x);';
+    case Op.INT64:
+    case Op.INT64_SATURATED: return 'w.int64(x);';
     case Op.FLOAT64: return 'w.float64(x);';
     case Op.BOOL: return 'w.bool(x);';
     case Op.UUID: return 'w.uuid(x);';

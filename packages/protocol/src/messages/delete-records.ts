@@ -12,7 +12,7 @@ export const DELETE_RECORDS_REQUEST = {
       { name: 'name', type: 'string', versions: '0+' },
       { name: 'partitions', type: '[]DeleteRecordsPartition', versions: '0+', fields: [
         { name: 'partitionIndex', type: 'int32', versions: '0+' },
-        { name: 'offset', type: 'int64', versions: '0+' },
+        { name: 'offset', type: 'int64', versions: '0+', saturate: true },
       ] },
     ] },
     { name: 'timeoutMs', type: 'int32', versions: '0+' },

@@ -15,7 +15,7 @@ export const LIST_OFFSETS_REQUEST = {
       { name: 'partitions', type: '[]ListOffsetsPartition', versions: '0+', fields: [
         { name: 'partitionIndex', type: 'int32', versions: '0+' },
         { name: 'currentLeaderEpoch', type: 'int32', versions: '4+', default: -1 },
-        { name: 'timestamp', type: 'int64', versions: '0+' },
+        { name: 'timestamp', type: 'int64', versions: '0+', saturate: true },
         { name: 'maxNumOffsets', type: 'int32', versions: '0', default: 1 },
       ] },
     ] },
