@@ -37,3 +37,9 @@ export const DELETE_RECORDS_RESPONSE = {
 
 export type DeleteRecordsRequest = MessageOf<typeof DELETE_RECORDS_REQUEST>;
 export type DeleteRecordsResponse = MessageOf<typeof DELETE_RECORDS_RESPONSE>;
+
+// Struct types, by the broker's names.
+export type DeleteRecordsTopic = DeleteRecordsRequest['topics'][number];
+export type DeleteRecordsPartition = DeleteRecordsTopic['partitions'][number];
+export type DeleteRecordsTopicResult = DeleteRecordsResponse['topics'][number];
+export type DeleteRecordsPartitionResult = DeleteRecordsTopicResult['partitions'][number];

@@ -63,3 +63,11 @@ export const FETCH_RESPONSE = {
 
 export type FetchRequest = MessageOf<typeof FETCH_REQUEST>;
 export type FetchResponse = MessageOf<typeof FETCH_RESPONSE>;
+
+// Struct types, by the broker's names.
+export type FetchTopic = FetchRequest['topics'][number];
+export type FetchPartition = FetchTopic['partitions'][number];
+export type ForgottenTopic = FetchRequest['forgottenTopicsData'][number];
+export type FetchTopicResponse = FetchResponse['responses'][number];
+export type FetchPartitionResponse = FetchTopicResponse['partitions'][number];
+export type AbortedTransaction = NonNullable<FetchPartitionResponse['abortedTransactions']>[number];

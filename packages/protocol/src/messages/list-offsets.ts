@@ -43,3 +43,9 @@ export const LIST_OFFSETS_RESPONSE = {
 
 export type ListOffsetsRequest = MessageOf<typeof LIST_OFFSETS_REQUEST>;
 export type ListOffsetsResponse = MessageOf<typeof LIST_OFFSETS_RESPONSE>;
+
+// Struct types, by the broker's names.
+export type ListOffsetsTopic = ListOffsetsRequest['topics'][number];
+export type ListOffsetsPartition = ListOffsetsTopic['partitions'][number];
+export type ListOffsetsTopicResponse = ListOffsetsResponse['topics'][number];
+export type ListOffsetsPartitionResponse = ListOffsetsTopicResponse['partitions'][number];
