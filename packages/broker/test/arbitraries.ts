@@ -51,7 +51,8 @@ const metadata: MessageCase<'METADATA'> = {
   normalizeRequest: (v, b): MetadataRequest => {
     let topics = b.topics === null ? null
       : b.topics.map((t) => ({ topicId: v >= 10 ? t.topicId : ZERO_UUID, name: v >= 10 ? t.name : (t.name ?? 'n') }));
-    if (v === 0 && topics !== null && topics.length === 0) topics = null;
+    // v0 has no null list: "all topics" is the empty list there (the handler reads it so).
+    if (v === 0 && topics === null) topics = [];
     return {
       topics,
       allowAutoTopicCreation: v >= 4 ? b.allowAutoTopicCreation : true,

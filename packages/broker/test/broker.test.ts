@@ -106,6 +106,24 @@ describe('Broker server', () => {
     c.close();
   });
 
+  it('Metadata: an empty topic list is "all topics" in v0 (no null list there) and "no topics" from v1', async () => {
+    const c = await RawClient.connect(broker.port);
+    await createTopic(c, 'listed-a');
+    await createTopic(c, 'listed-b');
+    const flags = { includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false };
+    const names = (body: { readonly topics: readonly { readonly name: string | null }[] }): (string | null)[] => body.topics.map((t) => t.name);
+    const v0 = await c.request('METADATA', 0, { topics: [], allowAutoTopicCreation: true, ...flags });
+    expect(names(v0.body)).toEqual(expect.arrayContaining(['listed-a', 'listed-b']));
+    const v1Null = await c.request('METADATA', 1, { topics: null, allowAutoTopicCreation: true, ...flags });
+    expect(names(v1Null.body).sort()).toEqual(names(v0.body).sort());
+    const v1Empty = await c.request('METADATA', 1, { topics: [], allowAutoTopicCreation: true, ...flags });
+    expect(v1Empty.body.topics).toEqual([]);
+    // "All topics" never auto-creates, and a named v0 request still may.
+    const named = await c.request('METADATA', 0, { topics: [{ topicId: '0'.repeat(32), name: 'v0-auto' }], allowAutoTopicCreation: true, ...flags });
+    expect(named.body.topics.map((t) => [t.name, t.errorCode])).toEqual([['v0-auto', 0]]);
+    c.close();
+  });
+
   it('answers an ApiVersions version it does not speak with UNSUPPORTED_VERSION and its ranges (v0 body)', async () => {
     const c = await RawClient.connect(broker.port);
     const frame = Buffer.from('0000000e' + '0012' + '0004' + '00000007' + '0001' + '61' + '00' + '0000', 'hex');

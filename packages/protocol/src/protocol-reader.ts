@@ -1,4 +1,5 @@
-// ProtocolReader (the broker's copy moves here; @seglog/protocol owns it now): a cursor over one request frame (a Buffer slice) that
+// ProtocolReader (moved from the broker, which now imports it from here): a
+// cursor over one request frame (a Buffer slice) that
 // decodes Kafka's primitive types. Format facts (Kafka protocol guide and the
 // message JSON schemas in apache/kafka clients/src/main/resources/common/message):
 //

@@ -48,16 +48,6 @@ describe('primitives', () => {
     }
   });
 
-  it('int64Saturated clamps to ±(2^53 − 1) where int64 fails, and moves 8 bytes', () => {
-    // Request offsets and timestamps saturate instead (Kafka answers them).
-    const saturated = new ProtocolReader(Buffer.from('4000000000000000' + '8000000000000000' + '001fffffffffffff' + 'ffe0000000000001' + '0020000000000000', 'hex'));
-    expect([saturated.int64Saturated(), saturated.int64Saturated(), saturated.int64Saturated(), saturated.int64Saturated(), saturated.int64Saturated()])
-      .toEqual([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]);
-    saturated.expectEnd('test');
-    expect(codeOf(() => new ProtocolReader(Buffer.from('4000000000000000', 'hex')).int64())).toBe(ProtocolErrorCode.UNSAFE_INTEGER);
-    expect(codeOf(() => new ProtocolReader(Buffer.from('40000000000000', 'hex')).int64Saturated())).toBe(ProtocolErrorCode.MALFORMED);
-  });
-
   it('bounds an array count by the bytes left before the caller allocates', () => {
     const writer = new ProtocolWriter();
     writer.int32(1000);
