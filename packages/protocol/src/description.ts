@@ -25,7 +25,7 @@
 //                     client may send beyond any the log can hold (Fetch at 2^62:
 //                     Kafka answers OFFSET_OUT_OF_RANGE); on the wire still Kafka's int64.
 //   ignorable         Kafka's flag, kept as a fact for the checker; the codec, like
-//                     the broker's hand-written codecs, silently skips any field absent
+//                     the broker's former hand-written codecs, silently skips any field absent
 //                     at the version being written.
 //
 // A description is data: the codec compiles it once per version into a plan.

@@ -7,9 +7,11 @@
 // nothing is allocated per message or field except the decoded values.
 //
 // Why generate: the plan walked by a loop and a switch (interpret.ts) ran at
-// 0.53–0.79x the broker's hand-written codecs (bench/protocol.bench.ts);
-// the generated functions measure at parity within the machine's noise
-// (0.89–1.27x over two runs of 5 and 9 rounds, shared 2-core machine).
+// 0.53–0.79x the broker's former hand-written codecs (bench/protocol.bench.ts);
+// the generated functions measured at parity within the machine's noise
+// (0.89–1.27x over two runs of 5 and 9 rounds, shared 2-core machine; 0.93–
+// 1.05x on 8b8945c, the last commit with the hand-written codecs). The bench
+// now compares the interpreter with them: 0.62–0.74x.
 // The interpreter stays as the reference the tests compare against, and
 // handles the rare tagged-field sections for both.
 //
