@@ -8,8 +8,8 @@ import type {
   ApiVersionsRequest, ApiVersionsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteRecordsRequest,
   DeleteRecordsResponse, FetchRequest, FetchResponse, InitProducerIdRequest, InitProducerIdResponse, ListOffsetsRequest,
   ListOffsetsResponse, MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse, RequestBodies, ResponseBodies,
-} from '../src/index.js';
-import { ZERO_UUID } from '../src/index.js';
+} from '@seglog/protocol';
+import { ZERO_UUID } from '@seglog/protocol';
 
 const INT32_MIN = -2147483648;
 export const int8 = fc.integer({ min: -128, max: 127 });

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Codec, RecordBatch, RecordCursor, buildBatch } from '@seglog/records';
 import { Broker, KAFKA_ERROR_CODES } from '../src/index.js';
-import type { FetchRequest, ProduceRequest } from '../src/index.js';
+import type { FetchRequest, ProduceRequest } from '@seglog/protocol';
 import { RawClient } from './raw-client.js';
 
 const T0 = Date.now();
