@@ -34,8 +34,9 @@ import { handleProduce } from './internal/handlers/produce.js';
 import { ProducerIdAllocator } from './internal/producer-id-allocator.js';
 import { StatusReporter } from './internal/status-reporter.js';
 import { TopicStore } from './internal/topic-store.js';
-import { MemoryPool, ProtocolWriter, apiVersionsFallback, apiVersionsResponse, encodeResponse } from './protocol/index.js';
-import type { DecodedRequest, FinishedMessage, ResponseApi, ResponseBodies } from './protocol/index.js';
+import { MemoryPool, ProtocolWriter, encodeResponse } from '@seglog/protocol';
+import type { ApiName, DecodedRequest, FinishedMessage, ResponseBodies } from '@seglog/protocol';
+import { apiVersionsFallback, apiVersionsResponse } from './protocol/index.js';
 
 export type { BrokerStats } from './internal/broker-context.js';
 
@@ -179,7 +180,7 @@ export class Broker {
     switch (request.api) {
       case 'API_VERSIONS_UNSUPPORTED': return apiVersionsFallback(new ProtocolWriter(), correlationId);
       case 'API_VERSIONS': return respond('API_VERSIONS', version, correlationId, apiVersionsResponse());
-      case 'METADATA': return respond('METADATA', version, correlationId, await handleMetadata(this.ctx, request.body));
+      case 'METADATA': return respond('METADATA', version, correlationId, await handleMetadata(this.ctx, request.body, version));
       case 'PRODUCE': {
         const body = await handleProduce(this.ctx, request.body);
         return request.body.acks === 0 ? null : respond('PRODUCE', version, correlationId, body);
@@ -244,6 +245,6 @@ function highestProducerId(store: TopicStore): [number, string] {
   return [highest, where];
 }
 
-function respond<N extends ResponseApi>(api: N, apiVersion: number, correlationId: number, body: ResponseBodies[N]): FinishedMessage {
+function respond<N extends ApiName>(api: N, apiVersion: number, correlationId: number, body: ResponseBodies[N]): FinishedMessage {
   return encodeResponse(new ProtocolWriter(), { api, apiVersion, correlationId }, body);
 }

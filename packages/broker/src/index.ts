@@ -1,5 +1,6 @@
 // @seglog/broker: the reference single-node Kafka-protocol broker (Broker,
-// main.ts) and its wire protocol layer (./protocol). See README.md.
+// main.ts), its Kafka error codes and supported-API table (./protocol; the
+// wire protocol itself is @seglog/protocol). See README.md.
 export * from './protocol/index.js';
 export { Broker } from './broker.js';
 export type { BrokerStats } from './broker.js';

@@ -8,8 +8,8 @@ import type {
   ApiVersionsRequest, ApiVersionsResponse, CreateTopicsRequest, CreateTopicsResponse, DeleteRecordsRequest,
   DeleteRecordsResponse, FetchRequest, FetchResponse, InitProducerIdRequest, InitProducerIdResponse, ListOffsetsRequest,
   ListOffsetsResponse, MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse, RequestBodies, ResponseBodies,
-} from '../src/index.js';
-import { ZERO_UUID } from '../src/index.js';
+} from '@seglog/protocol';
+import { ZERO_UUID } from '@seglog/protocol';
 
 const INT32_MIN = -2147483648;
 export const int8 = fc.integer({ min: -128, max: 127 });
@@ -51,7 +51,8 @@ const metadata: MessageCase<'METADATA'> = {
   normalizeRequest: (v, b): MetadataRequest => {
     let topics = b.topics === null ? null
       : b.topics.map((t) => ({ topicId: v >= 10 ? t.topicId : ZERO_UUID, name: v >= 10 ? t.name : (t.name ?? 'n') }));
-    if (v === 0 && topics !== null && topics.length === 0) topics = null;
+    // v0 has no null list: "all topics" is the empty list there (the handler reads it so).
+    if (v === 0 && topics === null) topics = [];
     return {
       topics,
       allowAutoTopicCreation: v >= 4 ? b.allowAutoTopicCreation : true,

@@ -3,7 +3,7 @@
 
 import { expect } from 'vitest';
 import { Codec, RecordBatch, RecordCursor, buildBatch } from '@seglog/records';
-import type { FetchRequest, ProduceRequest } from '../src/index.js';
+import type { FetchRequest, ProduceRequest } from '@seglog/protocol';
 import type { RawClient } from './raw-client.js';
 
 export function batch(values: readonly string[], timestamp0: number = Date.now()): Buffer {

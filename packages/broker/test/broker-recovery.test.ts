@@ -26,7 +26,7 @@ import { NodeIo } from '@seglog/io';
 import { LogConfig, LogManager } from '@seglog/log';
 import { buildBatch, RecordBatch, RecordCursor } from '@seglog/records';
 import { Broker, KAFKA_ERROR_CODES } from '../src/index.js';
-import type { FetchRequest } from '../src/index.js';
+import type { FetchRequest } from '@seglog/protocol';
 import { RawClient } from './raw-client.js';
 
 const T0 = 1_700_000_000_000;

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Codec, RecordBatch, RecordCursor, buildBatch } from '@seglog/records';
 import { Broker, KAFKA_ERROR_CODES } from '../src/index.js';
-import type { FetchRequest, ProduceRequest } from '../src/index.js';
+import type { FetchRequest, ProduceRequest } from '@seglog/protocol';
 import { RawClient } from './raw-client.js';
 
 const T0 = Date.now();
@@ -103,6 +103,24 @@ describe('Broker server', () => {
     expect(auto.body.topics[0]?.errorCode).toBe(0);
     expect(auto.body.topics[0]?.partitions.length).toBe(2);
     expect((await ask('bad/name', true)).body.topics[0]?.errorCode).toBe(KAFKA_ERROR_CODES.INVALID_TOPIC_EXCEPTION);
+    c.close();
+  });
+
+  it('Metadata: an empty topic list is "all topics" in v0 (no null list there) and "no topics" from v1', async () => {
+    const c = await RawClient.connect(broker.port);
+    await createTopic(c, 'listed-a');
+    await createTopic(c, 'listed-b');
+    const flags = { includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false };
+    const names = (body: { readonly topics: readonly { readonly name: string | null }[] }): (string | null)[] => body.topics.map((t) => t.name);
+    const v0 = await c.request('METADATA', 0, { topics: [], allowAutoTopicCreation: true, ...flags });
+    expect(names(v0.body)).toEqual(expect.arrayContaining(['listed-a', 'listed-b']));
+    const v1Null = await c.request('METADATA', 1, { topics: null, allowAutoTopicCreation: true, ...flags });
+    expect(names(v1Null.body).sort()).toEqual(names(v0.body).sort());
+    const v1Empty = await c.request('METADATA', 1, { topics: [], allowAutoTopicCreation: true, ...flags });
+    expect(v1Empty.body.topics).toEqual([]);
+    // "All topics" never auto-creates, and a named v0 request still may.
+    const named = await c.request('METADATA', 0, { topics: [{ topicId: '0'.repeat(32), name: 'v0-auto' }], allowAutoTopicCreation: true, ...flags });
+    expect(named.body.topics.map((t) => [t.name, t.errorCode])).toEqual([['v0-auto', 0]]);
     c.close();
   });
 

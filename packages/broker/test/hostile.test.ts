@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isSeglogError } from '@seglog/common';
-import { ProtocolWriter, SUPPORTED_APIS, decodeRequest, encodeRequest, type RequestBodies } from '../src/index.js';
+import { ProtocolWriter, decodeRequest, encodeRequest, type RequestBodies } from '@seglog/protocol';
+import { SUPPORTED_APIS } from '../src/index.js';
 import { MESSAGE_CASES, concatParts } from './arbitraries.js';
 
 type Api = keyof RequestBodies;

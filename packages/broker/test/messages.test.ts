@@ -6,9 +6,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  ProtocolWriter, SUPPORTED_APIS, decodeRequest, decodeResponse, encodeRequest, encodeResponse,
-  type RequestBodies,
-} from '../src/index.js';
+  ProtocolWriter, decodeRequest, decodeResponse, encodeRequest, encodeResponse, type RequestBodies,
+} from '@seglog/protocol';
+import { SUPPORTED_APIS } from '../src/index.js';
 import { MESSAGE_CASES, concatParts, int32, nstr } from './arbitraries.js';
 
 type Api = keyof RequestBodies;

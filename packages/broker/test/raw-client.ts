@@ -4,8 +4,8 @@
 // (pipelining) with `send`.
 
 import net from 'node:net';
-import { FrameReader, ProtocolWriter, decodeResponse, encodeRequest } from '../src/index.js';
-import type { DecodedResponse, RequestBodies, ResponseApi, ResponseBodies } from '../src/index.js';
+import { FrameReader, ProtocolWriter, decodeResponse, encodeRequest } from '@seglog/protocol';
+import type { ApiName as ResponseApi, DecodedResponse, RequestBodies, ResponseBodies } from '@seglog/protocol';
 
 type Api = keyof RequestBodies & ResponseApi;
 

@@ -2,9 +2,8 @@
 // encoder), checked against the decoder and encoder.
 
 import { describe, expect, it } from 'vitest';
-import {
-  ProtocolWriter, SUPPORTED_APIS, apiVersionsFallback, apiVersionsResponse, decodeRequest, decodeResponse, encodeResponse,
-} from '../src/index.js';
+import { ProtocolWriter, decodeRequest, decodeResponse, encodeResponse } from '@seglog/protocol';
+import { SUPPORTED_APIS, apiVersionsFallback, apiVersionsResponse } from '../src/index.js';
 import { concatParts } from './arbitraries.js';
 
 const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');

@@ -1,7 +1,8 @@
 // The table of described APIs: one request and one response description per
-// API, compiled once into MessageCodecs. The ranges are the broker's
-// (packages/broker/src/protocol/supported-apis.ts); a description's
-// validVersions is a sub-range of Kafka's (the checker verifies it).
+// API, compiled once into MessageCodecs. A description's validVersions are
+// the versions the broker supports (its SUPPORTED_APIS table, and so its
+// ApiVersions answer, is derived from this one) and a sub-range of Kafka's
+// (the checker verifies it).
 
 import { assert } from '@seglog/common';
 import { inVersions, parseVersions, type MessageDescription, type VersionRange } from './description.js';

@@ -15,6 +15,7 @@
 //   - the body (untagged) fields present in any of our versions are exactly
 //     Kafka's, in Kafka's order: the wire layout cannot differ. Tagged fields
 //     may be left out (the codec skips unknown tags).
+//   - `saturate` (ours: decode clamped to ±(2^53 − 1)) only on a Kafka int64.
 //   - nested struct fields are checked by the same rules.
 
 import {
@@ -100,6 +101,8 @@ function checkField(path: string, field: FieldDescription, kafka: KafkaFieldFact
       problems.push(`${path}: ${what} ${mine ?? '(none)'}, Kafka ${kafkas ?? '(none)'}`);
     }
   }
+  // `saturate` is ours (a decode rule, not a wire fact): the wire type stays Kafka's int64.
+  if (field.saturate === true && kafka.type !== 'int64') problems.push(`${path}: saturate on Kafka type ${kafka.type}, only int64`);
   if (field.tag !== kafka.tag) problems.push(`${path}: tag ${String(field.tag)}, Kafka ${String(kafka.tag)}`);
   if (kafka.default !== undefined && !sameDefault(field, kafka.default)) {
     problems.push(`${path}: default ${JSON.stringify(field.default)}, Kafka "${kafka.default}"`);

@@ -19,8 +19,13 @@
 //                     Kafka's string form); Kafka's implicit defaults otherwise
 //   flexibleVersions (field)  "none" keeps a string non-compact in flexible versions
 //                     (RequestHeader.ClientId)
+//   saturate          ours, not Kafka's (int64 only): decode values beyond ±(2^53 − 1)
+//                     clamped to ±(2^53 − 1) instead of failing the frame with
+//                     UNSAFE_INTEGER. For request offsets and timestamps that a
+//                     client may send beyond any the log can hold (Fetch at 2^62:
+//                     Kafka answers OFFSET_OUT_OF_RANGE); on the wire still Kafka's int64.
 //   ignorable         Kafka's flag, kept as a fact for the checker; the codec, like
-//                     the broker's hand-written codecs, silently skips any field absent
+//                     the broker's former hand-written codecs, silently skips any field absent
 //                     at the version being written.
 //
 // A description is data: the codec compiles it once per version into a plan.
@@ -48,6 +53,8 @@ export interface FieldDescription {
   readonly flexibleVersions?: string;
   readonly default?: FieldValue;
   readonly ignorable?: boolean;
+  /** int64 only: decode clamped to ±(2^53 − 1) instead of failing (see the header). */
+  readonly saturate?: boolean;
   readonly fields?: readonly FieldDescription[];
 }
 

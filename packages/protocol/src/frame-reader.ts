@@ -1,5 +1,4 @@
-// FrameReader (to move from the broker at the switch-over; until then this is
-// the broker's current version, kept identical).
+// FrameReader (moved from the broker, which now imports it from here).
 // FrameReader: turns a socket's byte stream into request frames. Wire format:
 // each request is an int32 big-endian size followed by that many bytes.
 //

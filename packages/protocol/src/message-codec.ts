@@ -14,12 +14,12 @@
 // their default; tagged fields hold their default unless the tag is present.
 //
 // Unknown tagged fields are skipped and DROPPED: a decoded object has exactly
-// the described fields (the same shape as the broker's hand-written codecs),
+// the described fields (the same shape as the broker's former hand-written codecs),
 // and the broker never forwards a message it has decoded. A description that
 // needs a tag adds the field. Tagged fields are written only when their value
 // differs from the default (as Kafka does), in increasing tag order.
 //
-// Encoding, like the hand-written codecs, skips fields absent at the version
+// Encoding, like the former hand-written codecs, skips fields absent at the version
 // (Kafka's generated code would throw for a non-ignorable one holding a
 // non-default value; the broker builds one response object for every version).
 

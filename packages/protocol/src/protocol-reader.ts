@@ -1,9 +1,12 @@
-// ProtocolReader (the broker's copy moves here; @seglog/protocol owns it now): a cursor over one request frame (a Buffer slice) that
+// ProtocolReader (moved from the broker, which now imports it from here): a
+// cursor over one request frame (a Buffer slice) that
 // decodes Kafka's primitive types. Format facts (Kafka protocol guide and the
 // message JSON schemas in apache/kafka clients/src/main/resources/common/message):
 //
 //   int8/16/32/64   big-endian two's complement; int64 is returned as a JS number
-//                   and must be a safe integer (ARCHITECTURE.md "Numbers")
+//                   and must be a safe integer (ARCHITECTURE.md "Numbers"), except
+//                   int64Saturated (offsets and timestamps a client may send
+//                   beyond any the log can hold: clamped to ±(2^53 − 1))
 //   uint16          big-endian unsigned
 //   float64         big-endian IEEE 754 double
 //   uvarint         unsigned LEB128, at most 5 bytes, value < 2^32
@@ -105,6 +108,23 @@ export class ProtocolReader {
       });
     }
     this.position += 8;
+    return value;
+  }
+
+  /**
+   * int64 clamped to ±(2^53 − 1), for request offsets and timestamps: Kafka
+   * accepts any int64 there and answers (Fetch at 2^62: OFFSET_OUT_OF_RANGE;
+   * ListOffsets at 2^60: no offset). No log offset or record timestamp is
+   * beyond 2^53 − 1, so the clamped value gets the same answer as the sent one.
+   */
+  int64Saturated(): number {
+    this.need(8, 'int64');
+    const high = this.buffer.readInt32BE(this.position);
+    const low = this.buffer.readUInt32BE(this.position + 4);
+    this.position += 8;
+    const value = high * TWO_POW_32 + low;
+    if (value > Number.MAX_SAFE_INTEGER) return Number.MAX_SAFE_INTEGER;
+    if (value < Number.MIN_SAFE_INTEGER) return Number.MIN_SAFE_INTEGER;
     return value;
   }
 

@@ -8,10 +8,13 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
-  FETCH_REQUEST, FETCH_RESPONSE, MessageCodec, ProtocolErrorCode, ProtocolReader, ProtocolWriter, type MessageDescription,
+  DELETE_RECORDS_REQUEST, FETCH_REQUEST, FETCH_RESPONSE, LIST_OFFSETS_REQUEST, MessageCodec, ProtocolErrorCode, ProtocolReader, ProtocolWriter, type MessageDescription,
 } from '../src/index.js';
 import { messageArbitrary } from './support/arbitraries.js';
 import { concatParts, outcome } from './support/bytes.js';
+
+// The cases pick one field out of differently shaped decoded requests.
+type Any = any;
 
 const SYNTHETIC: MessageDescription = {
   name: 'SyntheticRequest', kind: 'request', apiKey: 9999, validVersions: '0-3', flexibleVersions: '2+',
@@ -141,4 +144,71 @@ describe('records', () => {
       }
     }
   });
+});
+
+describe('saturating int64 fields (request offsets and timestamps)', () => {
+  // Kafka answers a Fetch at 2^62 (OFFSET_OUT_OF_RANGE), a ListOffsets at 2^60
+  // and a DeleteRecords beyond 2^53, so these fields decode clamped to
+  // ±(2^53 − 1); every other int64 still fails the frame with UNSAFE_INTEGER.
+  const MARKER = 0x1234_5678_9abc;
+  /** `bytes` with the one big-endian int64 MARKER replaced by high·2^32. */
+  function patched(bytes: Buffer, high: number): Buffer {
+    const marker = Buffer.alloc(8);
+    marker.writeUInt32BE(Math.floor(MARKER / 2 ** 32), 0);
+    marker.writeUInt32BE(MARKER % 2 ** 32, 4);
+    const at = bytes.indexOf(marker);
+    expect(at).toBeGreaterThanOrEqual(0);
+    expect(bytes.indexOf(marker, at + 1)).toBe(-1);
+    const out = Buffer.from(bytes);
+    out.writeInt32BE(high, at);
+    out.writeUInt32BE(0, at + 4);
+    return out;
+  }
+  const fetchPartition = { partition: 0, currentLeaderEpoch: -1, fetchOffset: 0, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: 1024 };
+  const fetchRequest = (partition: Record<string, unknown>): Record<string, unknown> => ({
+    clusterId: null, replicaId: -1, maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
+    topics: [{ topic: 't', partitions: [{ ...fetchPartition, ...partition }] }], forgottenTopicsData: [], rackId: '',
+  });
+  const cases = [
+    { what: 'Fetch fetchOffset', description: FETCH_REQUEST, version: 12, value: fetchRequest({ fetchOffset: MARKER }), pick: (d: Any) => d.topics[0].partitions[0].fetchOffset },
+    { what: 'Fetch logStartOffset', description: FETCH_REQUEST, version: 5, value: fetchRequest({ logStartOffset: MARKER }), pick: (d: Any) => d.topics[0].partitions[0].logStartOffset },
+    {
+      what: 'ListOffsets timestamp', description: LIST_OFFSETS_REQUEST, version: 7,
+      value: { replicaId: -1, isolationLevel: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: MARKER, maxNumOffsets: 1 }] }] },
+      pick: (d: Any) => d.topics[0].partitions[0].timestamp,
+    },
+    {
+      what: 'DeleteRecords offset', description: DELETE_RECORDS_REQUEST, version: 2,
+      value: { topics: [{ name: 't', partitions: [{ partitionIndex: 0, offset: MARKER }] }], timeoutMs: 100 },
+      pick: (d: Any) => d.topics[0].partitions[0].offset,
+    },
+  ];
+  for (const mode of ['generated', 'interpreted'] as const) {
+    for (const { what, description, version, value, pick } of cases) {
+      it(`${what} (${mode})`, () => {
+        const codec = new MessageCodec(description, { mode });
+        const bytes = encode(codec, version, value);
+        expect(pick(codec.decode(new ProtocolReader(bytes), version) as Any)).toBe(MARKER);
+        for (const [high, expected] of [[2 ** 30, Number.MAX_SAFE_INTEGER], [-(2 ** 31), Number.MIN_SAFE_INTEGER], [0x1fffff, 0x1fffff * 2 ** 32]] as const) {
+          const reader = new ProtocolReader(patched(bytes, high));
+          expect(pick(codec.decode(reader, version) as Any)).toBe(expected);
+          reader.expectEnd(what);
+        }
+      });
+    }
+    it(`an int64 without saturate still fails the frame (${mode})`, () => {
+      const codec = new MessageCodec({
+        name: 'SaturateRequest', kind: 'request', apiKey: 9998, validVersions: '0', flexibleVersions: 'none',
+        fields: [{ name: 'plain', type: 'int64', versions: '0+' }, { name: 'clamped', type: 'int64', versions: '0+', saturate: true }],
+      }, { mode });
+      const bytes = encode(codec, 0, { plain: 0, clamped: 0 });
+      const high = Buffer.from(bytes);
+      high.writeInt32BE(2 ** 30, 8);
+      expect(codec.decode(new ProtocolReader(high), 0)).toEqual({ plain: 0, clamped: Number.MAX_SAFE_INTEGER });
+      high.writeInt32BE(2 ** 30, 0);
+      expect(outcome(() => codec.decode(new ProtocolReader(high), 0))).toBe(ProtocolErrorCode.UNSAFE_INTEGER);
+      // Truncated: MALFORMED, as for any int64.
+      expect(outcome(() => codec.decode(new ProtocolReader(bytes.subarray(0, 12)), 0))).toBe(ProtocolErrorCode.MALFORMED);
+    });
+  }
 });

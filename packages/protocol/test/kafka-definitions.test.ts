@@ -57,12 +57,13 @@ describe('the checker catches a wrong description', () => {
     expect(checkDescription(swapped, facts).join('\n')).toMatch(/MetadataResponse: body fields \[brokers, throttleTimeMs/);
   });
 
-  it('wrong type, nullability, tag, default, flexible and valid versions', () => {
+  it('wrong type, nullability, tag, default, saturate, flexible and valid versions', () => {
     const problems = (description: MessageDescription): string => checkDescription(description, facts).join('\n');
     expect(problems(mutateField(FETCH_REQUEST, ['maxWaitMs'], (f) => ({ ...f, type: 'int64' })))).toContain('maxWaitMs: type int64, Kafka int32');
     expect(problems(mutateField(METADATA_RESPONSE, ['brokers', 'rack'], (f) => ({ ...f, nullableVersions: '2+' })))).toContain('rack: nullableVersions 2+, Kafka 1+');
     expect(problems(mutateField(FETCH_REQUEST, ['clusterId'], (f) => ({ ...f, tag: 1 })))).toContain('clusterId: tag 1, Kafka 0');
     expect(problems(mutateField(FETCH_REQUEST, ['sessionEpoch'], (f) => ({ ...f, default: 0 })))).toContain('sessionEpoch: default 0, Kafka "-1"');
+    expect(problems(mutateField(FETCH_REQUEST, ['maxWaitMs'], (f) => ({ ...f, saturate: true })))).toContain('maxWaitMs: saturate on Kafka type int32, only int64');
     expect(problems({ ...FETCH_REQUEST, flexibleVersions: '11+' })).toContain('flexibleVersions 11+, Kafka 12+');
     expect(problems({ ...FETCH_REQUEST, validVersions: '4-18' })).toContain('validVersions 4-18 not within Kafka\'s 0-17');
   });

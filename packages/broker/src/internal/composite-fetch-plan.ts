@@ -10,7 +10,7 @@
 
 import { assert } from '@seglog/common';
 import type { WritableFetchPart, WritableFetchPlan } from '@seglog/fetch';
-import type { MessagePart } from '../protocol/index.js';
+import type { MessagePart } from '@seglog/protocol';
 
 export class CompositeFetchPlan implements WritableFetchPlan {
   readonly parts: readonly WritableFetchPart[];

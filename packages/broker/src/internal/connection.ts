@@ -31,8 +31,8 @@
 
 import type { Socket } from 'node:net';
 import { writeFetch } from '@seglog/fetch';
-import { FrameReader, decodeRequest } from '../protocol/index.js';
-import type { DecodedRequest, FinishedMessage, MemoryPool } from '../protocol/index.js';
+import { FrameReader, decodeRequest } from '@seglog/protocol';
+import type { DecodedRequest, FinishedMessage, MemoryPool } from '@seglog/protocol';
 import { CompositeFetchPlan, releaseFrameParts } from './composite-fetch-plan.js';
 import { errorMessageOf } from './errors.js';
 

@@ -8,12 +8,9 @@
 
 import net from 'node:net';
 import { assert } from '@seglog/common';
-import { FrameReader } from '../protocol/frame-reader.js';
-import { ProtocolWriter } from '../protocol/protocol-writer.js';
-import { decodeResponse, encodeRequest } from '../protocol/encode-request.js';
-import type { DecodedResponse } from '../protocol/encode-request.js';
-import type { RequestBodies } from '../protocol/decode-request.js';
-import type { ResponseApi, ResponseBodies } from '../protocol/encode-response.js';
+import { FrameReader, ProtocolWriter, decodeResponse, encodeRequest } from '@seglog/protocol';
+import type { DecodedResponse, RequestBodies } from '@seglog/protocol';
+import type { ApiName as ResponseApi, ResponseBodies } from '@seglog/protocol';
 import { LoadErrorCode, loadError } from './load-error.js';
 
 export type ClientApi = keyof RequestBodies & ResponseApi;

@@ -8,7 +8,7 @@
 // 'fetch-refused', not a violation and not a crash.
 
 import { KAFKA_ERROR_CODES } from '../protocol/kafka-error-codes.js';
-import type { FetchPartition, FetchRequest, FetchResponse } from '../protocol/messages/fetch.js';
+import type { FetchPartition, FetchRequest, FetchResponse } from '@seglog/protocol';
 import type { KafkaConnection } from './kafka-connection.js';
 import type { CheckerResult, LoadChecker } from './load-checker.js';
 

@@ -32,7 +32,7 @@
 // the wire part only: request written → response decoded.
 
 import { assert } from '@seglog/common';
-import type { ProducePartitionData, ProduceResponse } from '../protocol/messages/produce.js';
+import type { ProducePartitionData, ProduceResponse } from '@seglog/protocol';
 import type { BatchAccumulator, SentBatch } from './batch-accumulator.js';
 import type { KafkaConnection } from './kafka-connection.js';
 import { LatencyRecorder } from './latency-recorder.js';

@@ -29,6 +29,7 @@ function decodeValue(reader: ProtocolReader, step: Step): unknown {
     case Op.UINT16: return reader.uint16();
     case Op.INT32: return reader.int32();
     case Op.INT64: return reader.int64();
+    case Op.INT64_SATURATED: return reader.int64Saturated();
     case Op.FLOAT64: return reader.float64();
     case Op.BOOL: return reader.bool();
     case Op.UUID: return reader.uuid();
@@ -116,7 +117,8 @@ function encodeValue(writer: ProtocolWriter, step: Step, value: unknown): void {
     case Op.INT16: return writer.int16(value as number);
     case Op.UINT16: return writer.uint16(value as number);
     case Op.INT32: return writer.int32(value as number);
-    case Op.INT64: return writer.int64(value as number);
+    case Op.INT64:
+    case Op.INT64_SATURATED: return writer.int64(value as number);
     case Op.FLOAT64: return writer.float64(value as number);
     case Op.BOOL: return writer.bool(value as boolean);
     case Op.UUID: return writer.uuid(value as string);

@@ -15,6 +15,8 @@ import {
 export const Op = {
   INT8: 1, INT16: 2, UINT16: 3, INT32: 4, INT64: 5, FLOAT64: 6, BOOL: 7,
   STRING: 8, BYTES: 9, RECORDS: 10, UUID: 11, ARRAY: 12, STRUCT: 13,
+  /** int64 with `saturate`: decoded clamped to ±(2^53 − 1), written as INT64. */
+  INT64_SATURATED: 14,
 } as const;
 export type OpCode = (typeof Op)[keyof typeof Op];
 
@@ -56,7 +58,7 @@ const PRIMITIVE_OPS: Readonly<Record<PrimitiveType, OpCode>> = {
 };
 
 const FIXED_BYTES: Readonly<Partial<Record<OpCode, number>>> = {
-  [Op.INT8]: 1, [Op.INT16]: 2, [Op.UINT16]: 2, [Op.INT32]: 4, [Op.INT64]: 8, [Op.FLOAT64]: 8, [Op.BOOL]: 1, [Op.UUID]: 16,
+  [Op.INT8]: 1, [Op.INT16]: 2, [Op.UINT16]: 2, [Op.INT32]: 4, [Op.INT64]: 8, [Op.INT64_SATURATED]: 8, [Op.FLOAT64]: 8, [Op.BOOL]: 1, [Op.UUID]: 16,
 };
 
 const EMPTY_ARRAY: readonly never[] = Object.freeze([]);
@@ -90,7 +92,8 @@ function compileField(field: FieldDescription, version: number, flexible: boolea
   // Tagged field values always use the compact forms (they exist only in flexible versions).
   const compact = where === Where.TAGGED || (flexible && fieldFlexible);
   const nullable = field.nullableVersions !== undefined && inVersions(parseVersions(field.nullableVersions), version);
-  const shape = compileType(field, version, flexible, compact);
+  assert(field.saturate !== true || field.type === 'int64', 'compileField: saturate on a field that is not int64');
+  const shape = saturated(compileType(field, version, flexible, compact), field.saturate === true);
   const defaultValue = field.default !== undefined ? field.default : implicitDefault(shape.op, shape.child);
   return {
     name: field.name, op: shape.op, where, nullable, compact, element: shape.element, child: shape.child,
@@ -119,6 +122,10 @@ function compileType(field: FieldDescription, version: number, flexible: boolean
   }
   const step = structStep(field, version, flexible);
   return { op: Op.STRUCT, element: null, child: step.child, minBytes: step.minBytes };
+}
+
+function saturated(shape: Shape, saturate: boolean): Shape {
+  return saturate ? { ...shape, op: Op.INT64_SATURATED } : shape;
 }
 
 function primitiveStep(type: PrimitiveType, compact: boolean): Step {

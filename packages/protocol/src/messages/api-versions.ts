@@ -29,3 +29,6 @@ export const API_VERSIONS_RESPONSE = {
 
 export type ApiVersionsRequest = MessageOf<typeof API_VERSIONS_REQUEST>;
 export type ApiVersionsResponse = MessageOf<typeof API_VERSIONS_RESPONSE>;
+
+// Struct types, by the broker's names.
+export type ApiVersionRange = ApiVersionsResponse['apiKeys'][number];

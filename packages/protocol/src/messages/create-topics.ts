@@ -52,3 +52,10 @@ export const CREATE_TOPICS_RESPONSE = {
 
 export type CreateTopicsRequest = MessageOf<typeof CREATE_TOPICS_REQUEST>;
 export type CreateTopicsResponse = MessageOf<typeof CREATE_TOPICS_RESPONSE>;
+
+// Struct types, by the broker's names.
+export type CreatableTopic = CreateTopicsRequest['topics'][number];
+export type CreatableReplicaAssignment = CreatableTopic['assignments'][number];
+export type CreatableTopicConfig = CreatableTopic['configs'][number];
+export type CreatableTopicResult = CreateTopicsResponse['topics'][number];
+export type CreatableTopicConfigResult = NonNullable<CreatableTopicResult['configs']>[number];

@@ -12,7 +12,7 @@ export const DELETE_RECORDS_REQUEST = {
       { name: 'name', type: 'string', versions: '0+' },
       { name: 'partitions', type: '[]DeleteRecordsPartition', versions: '0+', fields: [
         { name: 'partitionIndex', type: 'int32', versions: '0+' },
-        { name: 'offset', type: 'int64', versions: '0+' },
+        { name: 'offset', type: 'int64', versions: '0+', saturate: true },
       ] },
     ] },
     { name: 'timeoutMs', type: 'int32', versions: '0+' },
@@ -37,3 +37,9 @@ export const DELETE_RECORDS_RESPONSE = {
 
 export type DeleteRecordsRequest = MessageOf<typeof DELETE_RECORDS_REQUEST>;
 export type DeleteRecordsResponse = MessageOf<typeof DELETE_RECORDS_RESPONSE>;
+
+// Struct types, by the broker's names.
+export type DeleteRecordsTopic = DeleteRecordsRequest['topics'][number];
+export type DeleteRecordsPartition = DeleteRecordsTopic['partitions'][number];
+export type DeleteRecordsTopicResult = DeleteRecordsResponse['topics'][number];
+export type DeleteRecordsPartitionResult = DeleteRecordsTopicResult['partitions'][number];

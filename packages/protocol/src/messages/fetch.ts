@@ -21,9 +21,9 @@ export const FETCH_REQUEST = {
       { name: 'partitions', type: '[]FetchPartition', versions: '0+', fields: [
         { name: 'partition', type: 'int32', versions: '0+' },
         { name: 'currentLeaderEpoch', type: 'int32', versions: '9+', default: -1 },
-        { name: 'fetchOffset', type: 'int64', versions: '0+' },
+        { name: 'fetchOffset', type: 'int64', versions: '0+', saturate: true },
         { name: 'lastFetchedEpoch', type: 'int32', versions: '12+', default: -1 },
-        { name: 'logStartOffset', type: 'int64', versions: '5+', default: -1 },
+        { name: 'logStartOffset', type: 'int64', versions: '5+', default: -1, saturate: true },
         { name: 'partitionMaxBytes', type: 'int32', versions: '0+' },
       ] },
     ] },
@@ -63,3 +63,11 @@ export const FETCH_RESPONSE = {
 
 export type FetchRequest = MessageOf<typeof FETCH_REQUEST>;
 export type FetchResponse = MessageOf<typeof FETCH_RESPONSE>;
+
+// Struct types, by the broker's names.
+export type FetchTopic = FetchRequest['topics'][number];
+export type FetchPartition = FetchTopic['partitions'][number];
+export type ForgottenTopic = FetchRequest['forgottenTopicsData'][number];
+export type FetchTopicResponse = FetchResponse['responses'][number];
+export type FetchPartitionResponse = FetchTopicResponse['partitions'][number];
+export type AbortedTransaction = NonNullable<FetchPartitionResponse['abortedTransactions']>[number];

@@ -15,7 +15,7 @@ export const LIST_OFFSETS_REQUEST = {
       { name: 'partitions', type: '[]ListOffsetsPartition', versions: '0+', fields: [
         { name: 'partitionIndex', type: 'int32', versions: '0+' },
         { name: 'currentLeaderEpoch', type: 'int32', versions: '4+', default: -1 },
-        { name: 'timestamp', type: 'int64', versions: '0+' },
+        { name: 'timestamp', type: 'int64', versions: '0+', saturate: true },
         { name: 'maxNumOffsets', type: 'int32', versions: '0', default: 1 },
       ] },
     ] },
@@ -43,3 +43,9 @@ export const LIST_OFFSETS_RESPONSE = {
 
 export type ListOffsetsRequest = MessageOf<typeof LIST_OFFSETS_REQUEST>;
 export type ListOffsetsResponse = MessageOf<typeof LIST_OFFSETS_RESPONSE>;
+
+// Struct types, by the broker's names.
+export type ListOffsetsTopic = ListOffsetsRequest['topics'][number];
+export type ListOffsetsPartition = ListOffsetsTopic['partitions'][number];
+export type ListOffsetsTopicResponse = ListOffsetsResponse['topics'][number];
+export type ListOffsetsPartitionResponse = ListOffsetsTopicResponse['partitions'][number];

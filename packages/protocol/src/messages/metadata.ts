@@ -53,3 +53,9 @@ export const METADATA_RESPONSE = {
 
 export type MetadataRequest = MessageOf<typeof METADATA_REQUEST>;
 export type MetadataResponse = MessageOf<typeof METADATA_RESPONSE>;
+
+// Struct types, by the broker's names.
+export type MetadataRequestTopic = NonNullable<MetadataRequest['topics']>[number];
+export type MetadataBroker = MetadataResponse['brokers'][number];
+export type MetadataTopic = MetadataResponse['topics'][number];
+export type MetadataPartition = MetadataTopic['partitions'][number];

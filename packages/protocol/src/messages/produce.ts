@@ -46,3 +46,10 @@ export const PRODUCE_RESPONSE = {
 
 export type ProduceRequest = MessageOf<typeof PRODUCE_REQUEST>;
 export type ProduceResponse = MessageOf<typeof PRODUCE_RESPONSE>;
+
+// Struct types, by the broker's names.
+export type ProduceTopicData = ProduceRequest['topicData'][number];
+export type ProducePartitionData = ProduceTopicData['partitionData'][number];
+export type ProduceTopicResponse = ProduceResponse['responses'][number];
+export type ProducePartitionResponse = ProduceTopicResponse['partitionResponses'][number];
+export type ProduceRecordError = ProducePartitionResponse['recordErrors'][number];

@@ -30,7 +30,8 @@ function baseArbitrary(step: Step): fc.Arbitrary<unknown> {
     case Op.INT16: return fc.integer({ min: -32768, max: 32767 });
     case Op.UINT16: return fc.integer({ min: 0, max: 65535 });
     case Op.INT32: return fc.integer();
-    case Op.INT64: return fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.maxSafeInteger().map((n) => (n === 0 ? 0 : -n)), fc.constantFrom(-1, 0, 2 ** 32, -(2 ** 32)));
+    case Op.INT64:
+    case Op.INT64_SATURATED: return fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.maxSafeInteger().map((n) => (n === 0 ? 0 : -n)), fc.constantFrom(-1, 0, 2 ** 32, -(2 ** 32)));
     case Op.FLOAT64: return fc.double({ noNaN: true });
     case Op.BOOL: return fc.boolean();
     case Op.UUID: return fc.array(fc.constantFrom(...hex), { minLength: 32, maxLength: 32 }).map((digits) => digits.join(''));

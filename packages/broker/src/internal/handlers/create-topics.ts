@@ -9,7 +9,7 @@
 // no internal name (INVALID_REQUEST): TopicStore.checkCreatable.
 
 import { kafkaErrorCode } from '../../protocol/index.js';
-import type { CreatableTopic, CreatableTopicResult, CreateTopicsRequest, CreateTopicsResponse } from '../../protocol/index.js';
+import type { CreatableTopic, CreatableTopicResult, CreateTopicsRequest, CreateTopicsResponse } from '@seglog/protocol';
 import type { BrokerContext } from '../broker-context.js';
 import { NODE_ID, ZERO_UUID } from '../broker-context.js';
 import { errorCodeOf, errorMessageOf } from '../errors.js';

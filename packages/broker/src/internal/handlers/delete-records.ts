@@ -3,7 +3,7 @@
 // data itself goes with the log's next retention pass.
 
 import { kafkaErrorCode } from '../../protocol/index.js';
-import type { DeleteRecordsPartitionResult, DeleteRecordsRequest, DeleteRecordsResponse } from '../../protocol/index.js';
+import type { DeleteRecordsPartitionResult, DeleteRecordsRequest, DeleteRecordsResponse } from '@seglog/protocol';
 import type { BrokerContext } from '../broker-context.js';
 import { errorCodeOf } from '../errors.js';
 

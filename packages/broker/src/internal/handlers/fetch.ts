@@ -16,7 +16,7 @@
 
 import type { FetchPlan } from '@seglog/log';
 import { kafkaErrorCode } from '../../protocol/index.js';
-import type { FetchPartition, FetchPartitionResponse, FetchRequest, FetchResponse, FetchTopicResponse } from '../../protocol/index.js';
+import type { FetchPartition, FetchPartitionResponse, FetchRequest, FetchResponse, FetchTopicResponse } from '@seglog/protocol';
 import type { BrokerContext } from '../broker-context.js';
 import { errorCodeOf, errorMessageOf } from '../errors.js';
 import type { PartitionLog } from '../topic-store.js';

@@ -8,7 +8,7 @@
 // transactional producer could never commit.
 
 import { kafkaErrorCode } from '../../protocol/index.js';
-import type { InitProducerIdRequest, InitProducerIdResponse } from '../../protocol/index.js';
+import type { InitProducerIdRequest, InitProducerIdResponse } from '@seglog/protocol';
 import type { BrokerContext } from '../broker-context.js';
 import { errorCodeOf } from '../errors.js';
 

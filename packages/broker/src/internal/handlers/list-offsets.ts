@@ -7,7 +7,7 @@
 
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from '@seglog/log';
 import { kafkaErrorCode } from '../../protocol/index.js';
-import type { ListOffsetsPartition, ListOffsetsPartitionResponse, ListOffsetsRequest, ListOffsetsResponse } from '../../protocol/index.js';
+import type { ListOffsetsPartition, ListOffsetsPartitionResponse, ListOffsetsRequest, ListOffsetsResponse } from '@seglog/protocol';
 import type { BrokerContext } from '../broker-context.js';
 import { LEADER_EPOCH } from '../broker-context.js';
 import { errorCodeOf } from '../errors.js';

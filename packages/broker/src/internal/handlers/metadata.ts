@@ -4,20 +4,21 @@
 // broker's autoCreatePartitions > 0), else UNKNOWN_TOPIC_OR_PARTITION.
 
 import { kafkaErrorCode } from '../../protocol/index.js';
-import type { MetadataPartition, MetadataRequest, MetadataResponse, MetadataTopic } from '../../protocol/index.js';
+import type { MetadataPartition, MetadataRequest, MetadataResponse, MetadataTopic } from '@seglog/protocol';
 import type { BrokerContext } from '../broker-context.js';
 import { CLUSTER_ID, LEADER_EPOCH, NODE_ID, ZERO_UUID } from '../broker-context.js';
 import { errorCodeOf } from '../errors.js';
 
-export async function handleMetadata(ctx: BrokerContext, request: MetadataRequest): Promise<MetadataResponse> {
-  const names = request.topics === null ? ctx.store.topics() : request.topics.map((t) => t.name);
+export async function handleMetadata(ctx: BrokerContext, request: MetadataRequest, version: number): Promise<MetadataResponse> {
+  const requested = allTopics(request, version) ? null : request.topics;
+  const names = requested === null ? ctx.store.topics() : requested.map((t) => t.name);
   const topics: MetadataTopic[] = [];
   for (const name of names) {
     if (name === null) {
       topics.push(topicError(null, kafkaErrorCode('UNKNOWN_TOPIC_ID')));
       continue;
     }
-    topics.push(await describeTopic(ctx, name, request.topics !== null && request.allowAutoTopicCreation));
+    topics.push(await describeTopic(ctx, name, requested !== null && request.allowAutoTopicCreation));
   }
   return {
     throttleTimeMs: 0,
@@ -27,6 +28,15 @@ export async function handleMetadata(ctx: BrokerContext, request: MetadataReques
     topics,
     clusterAuthorizedOperations: -2147483648,
   };
+}
+
+/**
+ * Whether the request asks for every topic: a null list (v1+), or in v0,
+ * which has no null list, an empty one (Kafka's MetadataRequest v0 rule; an
+ * empty list from v1 asks for none).
+ */
+function allTopics(request: MetadataRequest, version: number): boolean {
+  return request.topics === null || (version === 0 && request.topics.length === 0);
 }
 
 async function describeTopic(ctx: BrokerContext, name: string, mayCreate: boolean): Promise<MetadataTopic> {

@@ -10,7 +10,7 @@
 // Errors are per partition, mapped through the error's `.kafka`.
 
 import { kafkaErrorCode } from '../../protocol/index.js';
-import type { ProducePartitionData, ProducePartitionResponse, ProduceRequest, ProduceResponse, ProduceTopicResponse } from '../../protocol/index.js';
+import type { ProducePartitionData, ProducePartitionResponse, ProduceRequest, ProduceResponse, ProduceTopicResponse } from '@seglog/protocol';
 import type { BrokerContext } from '../broker-context.js';
 import { LEADER_EPOCH } from '../broker-context.js';
 import { errorCodeOf, errorMessageOf } from '../errors.js';

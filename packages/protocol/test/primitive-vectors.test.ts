@@ -1,11 +1,20 @@
 // ProtocolReader / ProtocolWriter primitives: round trips against the
-// writer, hand-made byte vectors, and every rejection path.
+// writer, hand-made byte vectors, and every rejection path (moved from the
+// broker with the reader and writer; primitives.test.ts covers uint16,
+// float64 and the zero-copy slices).
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isSeglogError } from '@seglog/common';
 import { ProtocolReader, ProtocolWriter } from '../src/index.js';
-import { concatParts, int16, int32, int64, int8, nstr, uuid } from './arbitraries.js';
+import { concatParts } from './support/bytes.js';
+
+const int8 = fc.integer({ min: -128, max: 127 });
+const int16 = fc.integer({ min: -32768, max: 32767 });
+const int32 = fc.integer({ min: -2147483648, max: 2147483647 });
+const int64 = fc.maxSafeInteger();
+const nstr = fc.option(fc.string({ unit: 'grapheme', maxLength: 12 }), { nil: null });
+const uuid = fc.uint8Array({ minLength: 16, maxLength: 16 }).map((b) => Buffer.from(b).toString('hex'));
 
 function written(fill: (w: ProtocolWriter) => void): Buffer {
   const w = new ProtocolWriter(1); // capacity 1 forces every growth path
@@ -73,9 +82,11 @@ describe('rejections are typed', () => {
     expect(codeOf(() => new ProtocolReader(Buffer.from('ffe0000000000000', 'hex')).int64())).toBe('SEGLOG_ERR_PROTOCOL_UNSAFE_INTEGER');
     expect(codeOf(() => new ProtocolReader(Buffer.from('8000000000000000', 'hex')).int64())).toBe('SEGLOG_ERR_PROTOCOL_UNSAFE_INTEGER');
     // Request offsets and timestamps saturate instead (Kafka answers them); the cursor still moves 8 bytes.
-    const saturated = new ProtocolReader(Buffer.from('4000000000000000' + '8000000000000000' + '001fffffffffffff' + 'ffe0000000000001', 'hex'));
-    expect([saturated.int64Saturated(), saturated.int64Saturated(), saturated.int64Saturated(), saturated.int64Saturated()])
-      .toEqual([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]);
+    // 2^62, −2^63, ±(2^53 − 1) themselves, and 2^53 (the first unsafe value).
+    const saturated = new ProtocolReader(Buffer.from('4000000000000000' + '8000000000000000' + '001fffffffffffff' + 'ffe0000000000001' + '0020000000000000', 'hex'));
+    expect([saturated.int64Saturated(), saturated.int64Saturated(), saturated.int64Saturated(), saturated.int64Saturated(), saturated.int64Saturated()])
+      .toEqual([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]);
+    saturated.expectEnd('saturated');
     expect(codeOf(() => new ProtocolReader(Buffer.from('40000000000000', 'hex')).int64Saturated())).toBe('SEGLOG_ERR_PROTOCOL_MALFORMED');
   });
 
