@@ -24,7 +24,7 @@ import {
 } from './internal/append-accounting.js';
 import type { PlanContext, TxnMarkerOptions } from './internal/append-accounting.js';
 import { blackholeRead, logClosed } from './internal/log-errors.js';
-import type { AppendResult, ReadOptions } from './log.js';
+import type { AppendResult, ReadOptions } from './log-types.js';
 import type { LogConfig } from './log-config.js';
 import type { FetchPlan } from './fetch-plan.js';
 import { ProducerStateManager } from './producer-state-manager.js';

@@ -14,7 +14,7 @@
 import { assert } from '@seglog/common';
 import { buildControlBatch, nextBatchSize, RecordBatch, validateBatch, validateFollowerBatch } from '@seglog/records';
 import type { BatchSummary } from '@seglog/records';
-import type { AppendResult } from '../log.js';
+import type { AppendResult } from '../log-types.js';
 import type { LogConfig } from '../log-config.js';
 import type { CompletedTxn, ProducerAppendInfo } from '../producer-append-info.js';
 import type { ProducerStateManager } from '../producer-state-manager.js';
