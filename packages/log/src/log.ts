@@ -72,6 +72,7 @@ import type { LeaderEpochCache } from './leader-epoch-cache.js';
 import type { LogConfig } from './log-config.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './log-types.js';
 import type { ActiveWriteMode, AppendResult, LogMetrics, LogOpenOptions, LogState, ReadOptions } from './log-types.js';
+import { LogSegments } from './log-segments.js';
 import { Segment } from './segment.js';
 import type { SegmentRange, TimestampLookup } from './segment.js';
 import type { ProducerStateManager } from './producer-state-manager.js';
@@ -112,7 +113,7 @@ export class Log {
   /** The newest bytes of the active segment (read it for metrics; the log drives it). */
   readonly tailCache: TailCache;
   readonly pool: BlockingPool;
-  private segments: Segment[];
+  private readonly segments: LogSegments;
   private writer: SegmentWriter;
   private writerWrites: number;
   private reservation: SegmentReservation;
@@ -174,8 +175,8 @@ export class Log {
       ...(cacheOptions.budget === undefined ? {} : { budget: cacheOptions.budget }),
     });
     this.pool = options.pool ?? new BlockingPool({ concurrency: 4, maxQueued: 4096, reservedQueued: 64 });
-    this.segments = loaded.segments;
-    for (const segment of this.segments) segment.setFailureListener(this.onBackgroundFailure);
+    this.segments = new LogSegments(loaded.segments);
+    for (const segment of this.segments.all()) segment.setFailureListener(this.onBackgroundFailure);
     this.epochCache.setFailureListener(this.onBackgroundFailure);
     this.writerLimits = options.writerLimits ?? DEFAULT_WRITER_LIMITS;
     this.writerWrites = 0;
@@ -294,7 +295,7 @@ export class Log {
 
   /** Base offsets of the segments, ascending. */
   segmentBaseOffsets(): number[] {
-    return this.segments.map((segment) => segment.baseOffset);
+    return this.segments.baseOffsets();
   }
 
   get numberOfSegments(): number {
@@ -303,9 +304,7 @@ export class Log {
 
   /** Sum of the segments' logical sizes. */
   get size(): number {
-    let total = 0;
-    for (const segment of this.segments) total += segment.size;
-    return total;
+    return this.segments.sizeInBytes;
   }
 
   /** Sets the high watermark, clamped to [logStartOffset, logEndOffset]; returns the value set. */
@@ -912,8 +911,8 @@ export class Log {
   private async syncRange(from: number, to: number): Promise<void> {
     const targets: Segment[] = [];
     for (let i = 0; i < this.segments.length; i++) {
-      const segment = this.segments[i] as Segment;
-      const end = i + 1 < this.segments.length ? (this.segments[i + 1] as Segment).baseOffset : Number.POSITIVE_INFINITY;
+      const segment = this.segments.at(i) as Segment;
+      const end = this.segments.endOf(i);
       if (segment.baseOffset < to && end > from) targets.push(segment);
     }
     const dirDirty = this.dirDirty;
@@ -1029,11 +1028,11 @@ export class Log {
       counts.read.caller++;
       return this.emptyPlan(offset);
     }
-    const index = this.floorSegmentIndex(offset);
-    const segment = this.segments[index] as Segment;
+    const index = this.segments.floorIndex(offset);
+    const segment = this.segments.at(index) as Segment;
     let reason: PlacementReason | null = null;
     let range: SegmentRange | null | 'miss' = 'miss';
-    if (index !== this.segments.length - 1) reason = 'sealed';
+    if (!this.segments.isActive(index)) reason = 'sealed';
     else if (!this.writerReady || this.cacheBase !== segment.baseOffset) reason = 'uncached';
     else {
       range = readRangeFromCache(segment, this.tailCache, this.tailHeader, { startOffset: offset, maxBytes, boundOffset: bound, minOneMessage: options.minOneMessage ?? true });
@@ -1067,7 +1066,7 @@ export class Log {
     if (this.stateValue === 'closed') throw logClosed(this.dir);
     const minOne = options.minOneMessage ?? true;
     const committed = options.isolation === 'read_committed';
-    let segment: Segment | undefined = this.segments[this.floorSegmentIndex(offset)];
+    let segment: Segment | undefined = this.segments.at(this.segments.floorIndex(offset));
     while (segment !== undefined) {
       const file = segment.logFile.retain();
       let kept = false;
@@ -1082,7 +1081,7 @@ export class Log {
         if (!kept) await file.release();
       }
       const base: number = segment.baseOffset;
-      segment = this.segments.find((next) => next.baseOffset > base);
+      segment = this.segments.higher(base);
     }
     return this.emptyPlan(offset);
   }
@@ -1095,8 +1094,8 @@ export class Log {
    */
   private collectAbortedTxns(fetchOffset: number, upperBound: number): AbortedTxn[] {
     const found: AbortedTxn[] = [];
-    for (let i = this.floorSegmentIndex(fetchOffset); i < this.segments.length; i++) {
-      const index = (this.segments[i] as Segment).txnIndex;
+    for (let i = this.segments.floorIndex(fetchOffset); i < this.segments.length; i++) {
+      const index = (this.segments.at(i) as Segment).txnIndex;
       if (index === null || index.isEmpty()) continue;
       const result = index.collectAbortedTxns(fetchOffset, upperBound);
       for (const txn of result.txns) found.push(txn);
@@ -1126,7 +1125,7 @@ export class Log {
       return { timestamp: -1, offset: this.logStartOffsetValue, leaderEpoch: epoch };
     }
     if (timestamp === LATEST_TIMESTAMP) return { timestamp: -1, offset: this.logEndOffsetValue, leaderEpoch: this.epochCache.latestEpoch() ?? -1 };
-    for (const segment of this.segments.slice()) {
+    for (const segment of this.segments.all().slice()) {
       if (segment.largestTimestamp < timestamp) continue;
       if (segment.logFile.isClosed) continue;
       const file = segment.logFile.retain();
@@ -1155,7 +1154,7 @@ export class Log {
         this.epochCache.truncateFromEnd(this.logEndOffsetValue);
         return false;
       }
-      if (offset < (this.segments[0] as Segment).baseOffset) {
+      if (offset < this.segments.first.baseOffset) {
         await this.replaceAllSegments(offset, undefined);
         return true;
       }
@@ -1169,8 +1168,7 @@ export class Log {
     try {
       await this.writer.drain();
       await this.deactivate(false);
-      const doomed = this.segments.filter((segment) => segment.baseOffset > offset);
-      this.segments = this.segments.filter((segment) => segment.baseOffset <= offset);
+      const doomed = this.segments.removeAbove(offset);
       for (const segment of doomed) await this.deleteSegment(segment);
       const active = this.active;
       await active.truncateTo(offset, this.now());
@@ -1197,9 +1195,9 @@ export class Log {
   private async reloadProducerState(offset: number): Promise<void> {
     // From the first segment's base, as the loader does: a producer whose batches all lie below the log start
     // offset must stay known (issue 23 item 1).
-    const replayFrom = Math.min((this.segments[0] as Segment).baseOffset, this.logStartOffsetValue);
+    const replayFrom = Math.min(this.segments.first.baseOffset, this.logStartOffsetValue);
     await this.producerState.truncateAndReload(replayFrom, offset, this.now());
-    await replayProducerState(this.producerState, this.segments, { upTo: offset, rebuilt: null, snapshotBases: [] });
+    await replayProducerState(this.producerState, this.segments.all(), { upTo: offset, rebuilt: null, snapshotBases: [] });
   }
 
   private setPositionsAfterTruncation(offset: number, dataEnd: number): void {
@@ -1229,8 +1227,7 @@ export class Log {
     try {
       await this.writer.drain();
       await this.deactivate(false);
-      const doomed = this.segments;
-      this.segments = [];
+      const doomed = this.segments.removeAll();
       for (const segment of doomed) await this.deleteSegment(segment);
       const segment = await Segment.create(this.io, this.dir, offset, this.config, { nowMs: this.now(), rollJitterMs: rollJitter(this.config, this.random) });
       segment.setFailureListener(this.onBackgroundFailure);
@@ -1282,8 +1279,8 @@ export class Log {
   private async deleteWhile(predicate: (segment: Segment, next: Segment | undefined) => boolean): Promise<number> {
     const deletable: Segment[] = [];
     for (let i = 0; i < this.segments.length; i++) {
-      const segment = this.segments[i] as Segment;
-      const next = this.segments[i + 1];
+      const segment = this.segments.at(i) as Segment;
+      const next = this.segments.at(i + 1);
       const upperBound = next === undefined ? this.logEndOffsetValue : next.baseOffset;
       if (this.highWatermarkValue < upperBound) break;
       if (next === undefined && segment.isEmpty) break;
@@ -1303,7 +1300,7 @@ export class Log {
   private async removeOldest(deletable: readonly Segment[]): Promise<void> {
     await this.pauseFlusher();
     try {
-      this.segments = this.segments.slice(deletable.length);
+      this.segments.removeOldest(deletable.length);
       // One directory fsync per segment, oldest first: the deleted set is
       // then always a prefix after a power loss. With one fsync at the end,
       // any subset of the renames could survive, reviving an old segment
@@ -1316,7 +1313,7 @@ export class Log {
     } finally {
       this.resumeFlusher();
     }
-    const first = this.segments[0] as Segment;
+    const first = this.segments.first;
     if (first.baseOffset > this.logStartOffsetValue) this.advanceLogStart(first.baseOffset);
   }
 
@@ -1441,7 +1438,7 @@ export class Log {
     const closed = logClosed(this.dir);
     this.writtenWaiters.rejectAll(closed);
     this.durableWaiters.rejectAll(closed);
-    await Promise.allSettled([this.epochCache.flush(), ...this.segments.map((segment) => segment.close())]);
+    await Promise.allSettled([this.epochCache.flush(), ...this.segments.all().map((segment) => segment.close())]);
     if (this.ownsPool) await this.pool.close();
     this.stateValue = 'closed';
   }
@@ -1509,19 +1506,7 @@ export class Log {
   };
 
   private get active(): Segment {
-    return this.segments[this.segments.length - 1] as Segment;
-  }
-
-  /** The last segment with base ≤ offset (0 when offset is below every base). */
-  private floorSegmentIndex(offset: number): number {
-    let lo = 0;
-    let hi = this.segments.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if ((this.segments[mid] as Segment).baseOffset <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
+    return this.segments.active;
   }
 }
 
