@@ -61,8 +61,10 @@ import type { FollowerPlan, LeaderPlan, PlanContext, TxnMarkerOptions } from './
 import { loadLog, replayProducerState } from './internal/log-loader.js';
 import { DirectSegmentWriter } from './internal/direct-segment-writer.js';
 import { isTransientResourceError, logClosed, logOffline, logQueueFull, logResourceUnavailable, logTruncated, offsetOutOfRange } from './internal/log-errors.js';
+import { LogFlusher } from './internal/log-flusher.js';
+import { LogPositions } from './internal/log-positions.js';
 import { OffsetWaiters } from './internal/offset-waiters.js';
-import { newPlacementMetrics } from './internal/placement.js';
+import { newPlacementMetrics, runOnPool } from './internal/placement.js';
 import type { PlacementMetrics, PlacementReason } from './internal/placement.js';
 import { DEFAULT_PREALLOCATE_MODE, SegmentReservation } from './internal/segment-reservation.js';
 import { BufferedSegmentWriter, DEFAULT_WRITER_LIMITS } from './internal/segment-writer.js';
@@ -78,7 +80,6 @@ import type { SegmentRange, TimestampLookup } from './segment.js';
 import type { ProducerStateManager } from './producer-state-manager.js';
 import { TailCache } from './tail-cache.js';
 import type { AbortedTxn } from './txn-index.js';
-import { seams } from './internal/test-seams.js';
 
 export type { CorruptionPolicy } from './internal/log-loader.js';
 export { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './log-types.js';
@@ -134,22 +135,11 @@ export class Log {
   private readonly reservationStepBytes: number;
   /** Why the last followerOnCaller call returned null. */
   private followerReason: PlacementReason;
-  private logEndOffsetValue: number;
-  private writtenOffsetValue: number;
-  private durableOffsetValue: number;
-  private highWatermarkValue: number;
-  private logStartOffsetValue: number;
-  private stateValue: LogState;
-  private failure: unknown;
+  private readonly positions: LogPositions;
   private mutationTail: Promise<void>;
   private readonly writtenWaiters: OffsetWaiters;
   private readonly durableWaiters: OffsetWaiters;
-  private flushing: Promise<void> | null;
-  private flushPaused: number;
-  private flushTarget: number;
-  private dirDirty: boolean;
-  private lastFlushMs: number;
-  private flushTimer: NodeJS.Timeout | null;
+  private readonly flusher: LogFlusher;
   private readonly deleteTimers: Set<NodeJS.Timeout>;
   private readonly now: () => number;
   private readonly random: () => number;
@@ -197,29 +187,21 @@ export class Log {
     this.maxPendingMutations = options.maxPendingMutations ?? DEFAULT_MAX_PENDING_MUTATIONS;
     this.reservationStepBytes = options.reservationStepBytes ?? DEFAULT_RESERVATION_STEP_BYTES;
     this.followerReason = 'pending';
-    this.logEndOffsetValue = loaded.logEndOffset;
-    this.writtenOffsetValue = loaded.logEndOffset;
-    this.durableOffsetValue = loaded.recoveryPoint;
-    this.logStartOffsetValue = loaded.logStartOffset;
-    this.highWatermarkValue = loaded.logStartOffset;
-    this.stateValue = 'open';
-    this.failure = undefined;
+    this.positions = new LogPositions(loaded);
     this.mutationTail = RESOLVED;
     this.writtenWaiters = new OffsetWaiters();
     this.durableWaiters = new OffsetWaiters();
-    this.flushing = null;
-    this.flushPaused = 0;
-    this.flushTarget = 0;
-    this.dirDirty = false;
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
-    this.lastFlushMs = this.now();
-    this.flushTimer = null;
     this.deleteTimers = new Set();
     this.beforeAppend = options.beforeAppend ?? null;
     this.onOffline = options.onOffline ?? null;
     this.onRefusal = options.onRefusal ?? null;
-    this.startFlushTimer();
+    this.flusher = new LogFlusher({
+      io, dir, config, positions: this.positions, segments: this.segments, durableWaiters: this.durableWaiters,
+      metrics: this.metrics, where: this, now: this.now, onFailure: this.onBackgroundFailure,
+    });
+    this.flusher.startTimer();
   }
 
   /** Opens (creating, loading and if needed recovering) the log in `dir`. */
@@ -255,20 +237,20 @@ export class Log {
   // ---- positions ---------------------------------------------------------
 
   get logEndOffset(): number {
-    return this.logEndOffsetValue;
+    return this.positions.logEnd;
   }
 
   get writtenOffset(): number {
-    return this.writtenOffsetValue;
+    return this.positions.written;
   }
 
   /** The recovery point: everything below it is durable. */
   get durableOffset(): number {
-    return this.durableOffsetValue;
+    return this.positions.durable;
   }
 
   get highWatermark(): number {
-    return this.highWatermarkValue;
+    return this.positions.highWatermark;
   }
 
   /**
@@ -277,20 +259,20 @@ export class Log {
    * offset, if it is below the high watermark; else the high watermark.
    */
   get lastStableOffset(): number {
-    return lastStableOffsetOf(this.producerState, this.highWatermarkValue, this.logStartOffsetValue);
+    return lastStableOffsetOf(this.producerState, this.positions.highWatermark, this.positions.logStart);
   }
 
   get logStartOffset(): number {
-    return this.logStartOffsetValue;
+    return this.positions.logStart;
   }
 
   get state(): LogState {
-    return this.stateValue;
+    return this.positions.state;
   }
 
   /** The first I/O failure (offline), or undefined. */
   get failureCause(): unknown {
-    return this.failure;
+    return this.positions.failure;
   }
 
   /** Base offsets of the segments, ascending. */
@@ -310,9 +292,9 @@ export class Log {
   /** Sets the high watermark, clamped to [logStartOffset, logEndOffset]; returns the value set. */
   updateHighWatermark(offset: number): number {
     assert(Number.isSafeInteger(offset), 'Log.updateHighWatermark: offset must be a safe integer');
-    this.highWatermarkValue = Math.min(Math.max(offset, this.logStartOffsetValue), this.logEndOffsetValue);
-    this.producerState.onHighWatermarkUpdated(this.highWatermarkValue);
-    return this.highWatermarkValue;
+    this.positions.highWatermark = Math.min(Math.max(offset, this.positions.logStart), this.positions.logEnd);
+    this.producerState.onHighWatermarkUpdated(this.positions.highWatermark);
+    return this.positions.highWatermark;
   }
 
   /**
@@ -323,21 +305,21 @@ export class Log {
    */
   written(offset: number): Promise<void> {
     assert(Number.isSafeInteger(offset), 'Log.written: offset must be a safe integer');
-    if (offset < this.durableOffsetValue) return RESOLVED;
+    if (offset < this.positions.durable) return RESOLVED;
     const refused = this.refusal();
     if (refused !== null) return Promise.reject(refused);
-    if (offset < this.writtenOffsetValue) return RESOLVED;
+    if (offset < this.positions.written) return RESOLVED;
     return this.writtenWaiters.add(offset);
   }
 
   /** Resolves once the record at `offset` is durable (durableOffset > offset); starts a flush if none runs. */
   durable(offset: number): Promise<void> {
     assert(Number.isSafeInteger(offset), 'Log.durable: offset must be a safe integer');
-    if (offset < this.durableOffsetValue) return RESOLVED;
+    if (offset < this.positions.durable) return RESOLVED;
     const refused = this.refusal();
     if (refused !== null) return Promise.reject(refused);
     const promise = this.durableWaiters.add(offset);
-    this.maybeStartFlush();
+    this.flusher.maybeStart();
     return promise;
   }
 
@@ -412,7 +394,7 @@ export class Log {
   }
 
   private planContext(nowMs: number): PlanContext {
-    return { dir: this.dir, config: this.config, logEndOffset: this.logEndOffsetValue, nowMs };
+    return { dir: this.dir, config: this.config, logEndOffset: this.positions.logEnd, nowMs };
   }
 
   /**
@@ -425,7 +407,7 @@ export class Log {
     if (!this.writerReady) return 'init';
     if (summary.isTransactional) return 'transactional';
     if (this.config.messageTimestampType === 'LogAppendTime') return 'timestamp';
-    const firstOffset = this.logEndOffsetValue;
+    const firstOffset = this.positions.logEnd;
     if (this.epochCache.hasUnwrittenChanges || (leaderEpoch >= 0 && this.epochCache.isUpdateNeeded(leaderEpoch, firstOffset))) return 'epoch';
     return this.storagePlacement(summary.sizeInBytes, summary.maxTimestamp, firstOffset + summary.lastOffsetDelta, nowMs);
   }
@@ -434,7 +416,7 @@ export class Log {
   private storagePlacement(sizeInBytes: number, maxTimestamp: number, lastOffset: number, nowMs: number): PlacementReason | null {
     const active = this.active;
     if (active.shouldRoll(sizeInBytes, maxTimestamp, lastOffset, nowMs)) return 'roll';
-    if (lastOffset + 1 - this.durableOffsetValue >= this.config.flushIntervalMessages) return 'flush';
+    if (lastOffset + 1 - this.positions.durable >= this.config.flushIntervalMessages) return 'flush';
     if (this.reservation.needsGrowth(active.size + sizeInBytes)) return 'reservation';
     if (!this.writer.hasRoom(sizeInBytes)) return 'room';
     return null;
@@ -451,7 +433,7 @@ export class Log {
         throw this.failWith(error);
       }
     }
-    return leaderResult(plan, this.logStartOffsetValue);
+    return leaderResult(plan, this.positions.logStart);
   }
 
   /** Admits a mutation placed on the pool (or refuses it, changing nothing) and queues it on the chain. */
@@ -472,9 +454,7 @@ export class Log {
    * the pool's queue filled up in between, it runs without a slot (counted).
    */
   private onPool<T>(task: () => Promise<T>, priority: number): Promise<T> {
-    if (this.pool.hasRoom(priority)) return this.pool.submit(task, priority);
-    this.placement.reasons.overflow++;
-    return task();
+    return runOnPool(this, task, priority);
   }
 
   /**
@@ -494,7 +474,7 @@ export class Log {
         throw this.failWith(error);
       }
     }
-    return leaderResult(plan, this.logStartOffsetValue);
+    return leaderResult(plan, this.positions.logStart);
   }
 
   private storeLeader(plan: LeaderPlan, nowMs: number): void {
@@ -569,7 +549,7 @@ export class Log {
 
   /** Records an aborted transaction in the active segment (the one holding its ABORT marker). */
   private readonly onAbortedTxn = (txn: AbortedTxn): void => {
-    if (this.active.appendAbortedTxn(txn)) this.dirDirty = true;
+    if (this.active.appendAbortedTxn(txn)) this.flusher.markDirDirty();
   };
 
   /**
@@ -619,7 +599,7 @@ export class Log {
     } catch (error) {
       throw this.failWith(error);
     }
-    return followerResult(plan, this.logStartOffsetValue);
+    return followerResult(plan, this.positions.logStart);
   }
 
   private followerPlacement(plan: FollowerPlan, nowMs: number): PlacementReason | null {
@@ -653,7 +633,7 @@ export class Log {
     } catch (error) {
       throw this.failWith(error);
     }
-    return followerResult(plan, this.logStartOffsetValue);
+    return followerResult(plan, this.positions.logStart);
   }
 
   private storeFollower(buffer: Buffer, plan: FollowerPlan, nowMs: number): void {
@@ -668,10 +648,10 @@ export class Log {
     const position = this.active.size - bytes.length;
     this.tailCache.append(position, bytes);
     this.writer.enqueue(bytes, position, lastOffset);
-    this.logEndOffsetValue = lastOffset + 1;
+    this.positions.logEnd = lastOffset + 1;
     this.metrics.appends++;
     this.metrics.appendedBytes += bytes.length;
-    if (this.logEndOffsetValue - this.durableOffsetValue >= this.config.flushIntervalMessages) this.requestFlush(this.logEndOffsetValue);
+    if (this.positions.logEnd - this.positions.durable >= this.config.flushIntervalMessages) this.flusher.request(this.positions.logEnd);
   }
 
   private newBufferedWriter(segment: Segment): SegmentWriter {
@@ -771,10 +751,10 @@ export class Log {
     segment.readablePosition = position;
     segment.readableNextOffset = lastOffset + 1;
     if (segment.baseOffset === this.cacheBase) this.tailCache.markWritten(position);
-    if (this.stateValue === 'offline') return;
-    if (lastOffset + 1 > this.writtenOffsetValue) this.writtenOffsetValue = lastOffset + 1;
-    this.writtenWaiters.releaseBelow(this.writtenOffsetValue);
-    this.maybeStartFlush();
+    if (this.positions.state === 'offline') return;
+    if (lastOffset + 1 > this.positions.written) this.positions.written = lastOffset + 1;
+    this.writtenWaiters.releaseBelow(this.positions.written);
+    this.flusher.maybeStart();
   }
 
   // ---- roll --------------------------------------------------------------
@@ -787,7 +767,7 @@ export class Log {
    */
   private async roll(expectedNextOffset: number, nowMs: number): Promise<void> {
     const old = this.active;
-    const base = Math.max(expectedNextOffset, this.logEndOffsetValue);
+    const base = Math.max(expectedNextOffset, this.positions.logEnd);
     if (base === old.baseOffset) {
       assert(old.isEmpty, 'Log.roll: a non-empty segment already has this base offset');
       return;
@@ -816,9 +796,9 @@ export class Log {
     this.tailCache.roll(0);
     this.cacheBase = segment.baseOffset;
     await this.activate(segment);
-    this.dirDirty = true;
+    this.flusher.markDirDirty();
     this.metrics.rolls++;
-    this.requestFlush(base);
+    this.flusher.request(base);
     // The first reservation step of the new segment (pool work: rolls run inside pooled appends).
     await this.growReservation(1);
   }
@@ -851,7 +831,7 @@ export class Log {
       this.checkWritable();
       if (this.active.isEmpty) return;
       try {
-        await this.roll(this.logEndOffsetValue, this.now());
+        await this.roll(this.positions.logEnd, this.now());
       } catch (error) {
         throw this.failWith(error);
       }
@@ -859,91 +839,6 @@ export class Log {
   }
 
   // ---- flush / group commit --------------------------------------------
-
-  private requestFlush(upTo: number): void {
-    if (upTo > this.flushTarget) this.flushTarget = upTo;
-    this.maybeStartFlush();
-  }
-
-  private flushWanted(): boolean {
-    const written = this.writtenOffsetValue;
-    const durable = this.durableOffsetValue;
-    if (written <= durable) return false;
-    const waiter = this.durableWaiters.minOffset();
-    return (waiter !== undefined && waiter < written) || this.flushTarget > durable;
-  }
-
-  private maybeStartFlush(): void {
-    if (this.flushing !== null || this.flushPaused > 0 || this.stateValue !== 'open') return;
-    if (!this.flushWanted()) return;
-    this.flushing = this.runFlushes().finally(() => {
-      this.flushing = null;
-      // A durable() waiter added after runFlushes' last check but before this
-      // callback saw `flushing` set and started nothing: look again.
-      this.maybeStartFlush();
-    });
-  }
-
-  /**
-   * The flusher: each round captures the written offset, fdatasyncs the
-   * .log of every segment holding data in [durable, written) (plus the
-   * directory when segment files were created), then releases every
-   * durable() waiter below it. Waiters above it start the next round once
-   * their bytes are written.
-   */
-  private async runFlushes(): Promise<void> {
-    try {
-      while (this.stateValue === 'open' && this.flushPaused === 0 && this.flushWanted()) {
-        const target = this.writtenOffsetValue;
-        const from = this.durableOffsetValue;
-        if (seams.ackBeforeSync) this.durableWaiters.releaseBelow(target); // mutant: acknowledge first
-        await this.onPool(() => this.syncRange(from, target), Priority.flush);
-        if (this.stateValue !== 'open') return;
-        if (target > this.durableOffsetValue) this.durableOffsetValue = target;
-        this.lastFlushMs = this.now();
-        this.durableWaiters.releaseBelow(this.durableOffsetValue);
-      }
-    } catch (error) {
-      this.fail(error);
-    }
-  }
-
-  private async syncRange(from: number, to: number): Promise<void> {
-    const targets: Segment[] = [];
-    for (let i = 0; i < this.segments.length; i++) {
-      const segment = this.segments.at(i) as Segment;
-      const end = this.segments.endOf(i);
-      if (segment.baseOffset < to && end > from) targets.push(segment);
-    }
-    const dirDirty = this.dirDirty;
-    this.dirDirty = false;
-    for (const segment of targets) {
-      // Not writer.sync(): a roll during this flush replaces the writer.
-      await segment.logFile.file.fdatasync();
-      this.metrics.flushes++;
-      // Sealed: indexes synced (trusted below the recovery point). Active:
-      // rebuilt by recovery, so not synced, but their write-backs must have
-      // landed: a durable acknowledgement never precedes a failed index
-      // write of the range it covers (the failure is fail-stop).
-      if (segment !== this.active) await segment.flushIndexes();
-      else await segment.drainIndexes();
-    }
-    if (dirDirty && !seams.skipSegmentDirFsync) {
-      await this.io.fsyncDir(this.dir);
-      this.metrics.dirSyncs++;
-    }
-  }
-
-  /** Pauses the flusher and waits for a running flush (segments are about to be removed or cut). */
-  private async pauseFlusher(): Promise<void> {
-    this.flushPaused++;
-    if (this.flushing !== null) await this.flushing;
-  }
-
-  private resumeFlusher(): void {
-    this.flushPaused--;
-    this.maybeStartFlush();
-  }
 
   /**
    * Makes everything accepted so far durable: waits for queued appends,
@@ -955,26 +850,15 @@ export class Log {
 
   private async flushAll(): Promise<void> {
     this.checkWritable();
-    const end = this.logEndOffsetValue;
-    if (end > this.durableOffsetValue) await this.durable(end - 1);
-    if (this.dirDirty) {
-      this.dirDirty = false;
+    const end = this.positions.logEnd;
+    if (end > this.positions.durable) await this.durable(end - 1);
+    if (this.flusher.isDirDirty) {
       try {
-        await this.io.fsyncDir(this.dir);
-        this.metrics.dirSyncs++;
+        await this.flusher.syncDir();
       } catch (error) {
         throw this.failWith(error);
       }
     }
-  }
-
-  private startFlushTimer(): void {
-    const interval = this.config.flushIntervalMs;
-    if (interval >= NEVER) return;
-    this.flushTimer = setInterval(() => {
-      if (this.now() - this.lastFlushMs >= interval) this.requestFlush(this.logEndOffsetValue);
-    }, Math.max(1, Math.min(interval, TIMER_MAX_MS)));
-    this.flushTimer.unref();
   }
 
   // ---- read --------------------------------------------------------------
@@ -1012,11 +896,11 @@ export class Log {
   private readBound(offset: number, maxBytes: number, options: ReadOptions): number {
     assert(Number.isSafeInteger(offset), 'Log.read: offset must be a safe integer');
     assert(Number.isSafeInteger(maxBytes) && maxBytes >= 0, 'Log.read: maxBytes must be a non-negative safe integer');
-    if (this.stateValue === 'closed') throw logClosed(this.dir);
-    if (offset < this.logStartOffsetValue || offset > this.logEndOffsetValue) {
-      throw offsetOutOfRange(this.dir, offset, this.logStartOffsetValue, this.logEndOffsetValue, 'read');
+    if (this.positions.state === 'closed') throw logClosed(this.dir);
+    if (offset < this.positions.logStart || offset > this.positions.logEnd) {
+      throw offsetOutOfRange(this.dir, offset, this.positions.logStart, this.positions.logEnd, 'read');
     }
-    let bound = Math.min(options.maxOffset ?? NEVER, this.writtenOffsetValue);
+    let bound = Math.min(options.maxOffset ?? NEVER, this.positions.written);
     if (options.isolation === 'read_committed') bound = Math.min(bound, this.lastStableOffset);
     return bound;
   }
@@ -1055,15 +939,15 @@ export class Log {
 
   private planOf(parts: readonly FetchPart[], range: SegmentRange, offset: number, committed: boolean): FetchPlan {
     return new FetchPlan({
-      parts, firstOffset: range.firstOffset, nextOffset: range.nextOffset, highWatermark: this.highWatermarkValue,
-      lastStableOffset: this.lastStableOffset, logStartOffset: this.logStartOffsetValue,
+      parts, firstOffset: range.firstOffset, nextOffset: range.nextOffset, highWatermark: this.positions.highWatermark,
+      lastStableOffset: this.lastStableOffset, logStartOffset: this.positions.logStart,
       abortedTransactions: committed ? this.collectAbortedTxns(offset, range.nextOffset) : [],
     });
   }
 
   /** The pool side of a read: the buffered handle, never past the written position. */
   private async readFromFile(offset: number, maxBytes: number, bound: number, options: ReadOptions): Promise<FetchPlan> {
-    if (this.stateValue === 'closed') throw logClosed(this.dir);
+    if (this.positions.state === 'closed') throw logClosed(this.dir);
     const minOne = options.minOneMessage ?? true;
     const committed = options.isolation === 'read_committed';
     let segment: Segment | undefined = this.segments.at(this.segments.floorIndex(offset));
@@ -1106,8 +990,8 @@ export class Log {
 
   private emptyPlan(offset: number): FetchPlan {
     return new FetchPlan({
-      parts: [], firstOffset: offset, nextOffset: offset, highWatermark: this.highWatermarkValue,
-      lastStableOffset: this.lastStableOffset, logStartOffset: this.logStartOffsetValue, abortedTransactions: [],
+      parts: [], firstOffset: offset, nextOffset: offset, highWatermark: this.positions.highWatermark,
+      lastStableOffset: this.lastStableOffset, logStartOffset: this.positions.logStart, abortedTransactions: [],
     });
   }
 
@@ -1118,19 +1002,19 @@ export class Log {
    */
   async offsetForTimestamp(timestamp: number): Promise<TimestampLookup | null> {
     assert(Number.isSafeInteger(timestamp), 'Log.offsetForTimestamp: timestamp must be a safe integer');
-    if (this.stateValue === 'closed') throw logClosed(this.dir);
+    if (this.positions.state === 'closed') throw logClosed(this.dir);
     if (timestamp === EARLIEST_TIMESTAMP) {
       const earliest = this.epochCache.earliestEntry();
-      const epoch = earliest !== undefined && earliest.startOffset <= this.logStartOffsetValue ? earliest.epoch : -1;
-      return { timestamp: -1, offset: this.logStartOffsetValue, leaderEpoch: epoch };
+      const epoch = earliest !== undefined && earliest.startOffset <= this.positions.logStart ? earliest.epoch : -1;
+      return { timestamp: -1, offset: this.positions.logStart, leaderEpoch: epoch };
     }
-    if (timestamp === LATEST_TIMESTAMP) return { timestamp: -1, offset: this.logEndOffsetValue, leaderEpoch: this.epochCache.latestEpoch() ?? -1 };
+    if (timestamp === LATEST_TIMESTAMP) return { timestamp: -1, offset: this.positions.logEnd, leaderEpoch: this.epochCache.latestEpoch() ?? -1 };
     for (const segment of this.segments.all().slice()) {
       if (segment.largestTimestamp < timestamp) continue;
       if (segment.logFile.isClosed) continue;
       const file = segment.logFile.retain();
       try {
-        const found = await segment.findOffsetByTimestamp(timestamp, this.logStartOffsetValue);
+        const found = await segment.findOffsetByTimestamp(timestamp, this.positions.logStart);
         if (found !== null) return found;
       } finally {
         await file.release();
@@ -1150,8 +1034,8 @@ export class Log {
     assert(Number.isSafeInteger(offset) && offset >= 0, 'Log.truncateTo: offset must be a non-negative safe integer');
     return this.mutation(async () => {
       this.checkWritable();
-      if (offset >= this.logEndOffsetValue) {
-        this.epochCache.truncateFromEnd(this.logEndOffsetValue);
+      if (offset >= this.positions.logEnd) {
+        this.epochCache.truncateFromEnd(this.positions.logEnd);
         return false;
       }
       if (offset < this.segments.first.baseOffset) {
@@ -1164,7 +1048,7 @@ export class Log {
   }
 
   private async truncateSegments(offset: number): Promise<void> {
-    await this.pauseFlusher();
+    await this.flusher.pause();
     try {
       await this.writer.drain();
       await this.deactivate(false);
@@ -1177,13 +1061,13 @@ export class Log {
       if (doomed.length > 0) this.tailCache.roll(active.size);
       else this.tailCache.truncate(active.size);
       await this.activate(active);
-      if (doomed.length > 0) await this.syncDir();
+      if (doomed.length > 0) await this.flusher.syncDir();
       this.setPositionsAfterTruncation(offset, Math.min(offset, active.nextOffset));
       await this.reloadProducerState(offset);
     } catch (error) {
       throw this.failWith(error);
     } finally {
-      this.resumeFlusher();
+      this.flusher.resume();
     }
   }
 
@@ -1195,18 +1079,18 @@ export class Log {
   private async reloadProducerState(offset: number): Promise<void> {
     // From the first segment's base, as the loader does: a producer whose batches all lie below the log start
     // offset must stay known (issue 23 item 1).
-    const replayFrom = Math.min(this.segments.first.baseOffset, this.logStartOffsetValue);
+    const replayFrom = Math.min(this.segments.first.baseOffset, this.positions.logStart);
     await this.producerState.truncateAndReload(replayFrom, offset, this.now());
     await replayProducerState(this.producerState, this.segments.all(), { upTo: offset, rebuilt: null, snapshotBases: [] });
   }
 
   private setPositionsAfterTruncation(offset: number, dataEnd: number): void {
-    this.logEndOffsetValue = offset;
-    this.writtenOffsetValue = offset;
-    this.durableOffsetValue = Math.min(this.durableOffsetValue, dataEnd);
-    this.flushTarget = Math.min(this.flushTarget, offset);
-    this.highWatermarkValue = Math.min(this.highWatermarkValue, offset);
-    this.logStartOffsetValue = Math.min(this.logStartOffsetValue, offset);
+    this.positions.logEnd = offset;
+    this.positions.written = offset;
+    this.positions.durable = Math.min(this.positions.durable, dataEnd);
+    this.flusher.clampTarget(offset);
+    this.positions.highWatermark = Math.min(this.positions.highWatermark, offset);
+    this.positions.logStart = Math.min(this.positions.logStart, offset);
     this.epochCache.truncateFromEnd(offset);
     const truncated = logTruncated(this.dir, offset);
     this.writtenWaiters.rejectAll(truncated);
@@ -1223,7 +1107,7 @@ export class Log {
   }
 
   private async replaceAllSegments(offset: number, logStartOffset: number | undefined): Promise<void> {
-    await this.pauseFlusher();
+    await this.flusher.pause();
     try {
       await this.writer.drain();
       await this.deactivate(false);
@@ -1234,18 +1118,18 @@ export class Log {
       this.segments.push(segment);
       this.tailCache.roll(0);
       await this.activate(segment);
-      await this.syncDir();
+      await this.flusher.syncDir();
       await this.epochCache.clear();
       await this.producerState.truncateFullyAndStartAt(offset);
     } catch (error) {
       throw this.failWith(error);
     } finally {
-      this.resumeFlusher();
+      this.flusher.resume();
     }
     this.setPositionsAfterTruncation(offset, offset);
-    this.durableOffsetValue = offset;
-    this.highWatermarkValue = offset;
-    this.logStartOffsetValue = logStartOffset ?? offset;
+    this.positions.durable = offset;
+    this.positions.highWatermark = offset;
+    this.positions.logStart = logStartOffset ?? offset;
   }
 
   // ---- retention -------------------------------------------------------
@@ -1262,7 +1146,7 @@ export class Log {
       const now = nowMs ?? this.now();
       // Kafka runs this on its own schedule (producer.id.expiration.check.interval.ms); retention is periodic too.
       this.producerState.removeExpiredProducers(now);
-      let deleted = await this.deleteWhile((segment, next) => next !== undefined && next.baseOffset <= this.logStartOffsetValue);
+      let deleted = await this.deleteWhile((segment, next) => next !== undefined && next.baseOffset <= this.positions.logStart);
       if (this.config.retentionBytes >= 0) {
         let excess = this.size - this.config.retentionBytes;
         deleted += await this.deleteWhile((segment) => {
@@ -1281,15 +1165,15 @@ export class Log {
     for (let i = 0; i < this.segments.length; i++) {
       const segment = this.segments.at(i) as Segment;
       const next = this.segments.at(i + 1);
-      const upperBound = next === undefined ? this.logEndOffsetValue : next.baseOffset;
-      if (this.highWatermarkValue < upperBound) break;
+      const upperBound = next === undefined ? this.positions.logEnd : next.baseOffset;
+      if (this.positions.highWatermark < upperBound) break;
       if (next === undefined && segment.isEmpty) break;
       if (!predicate(segment, next)) break;
       deletable.push(segment);
     }
     if (deletable.length === 0) return 0;
     try {
-      if (deletable.length === this.segments.length) await this.roll(this.logEndOffsetValue, this.now());
+      if (deletable.length === this.segments.length) await this.roll(this.positions.logEnd, this.now());
       await this.removeOldest(deletable);
     } catch (error) {
       throw this.failWith(error);
@@ -1298,7 +1182,7 @@ export class Log {
   }
 
   private async removeOldest(deletable: readonly Segment[]): Promise<void> {
-    await this.pauseFlusher();
+    await this.flusher.pause();
     try {
       this.segments.removeOldest(deletable.length);
       // One directory fsync per segment, oldest first: the deleted set is
@@ -1308,18 +1192,18 @@ export class Log {
       for (const segment of deletable) {
         await this.deleteSegment(segment);
         await this.producerState.deleteSnapshot(segment.baseOffset);
-        await this.syncDir();
+        await this.flusher.syncDir();
       }
     } finally {
-      this.resumeFlusher();
+      this.flusher.resume();
     }
     const first = this.segments.first;
-    if (first.baseOffset > this.logStartOffsetValue) this.advanceLogStart(first.baseOffset);
+    if (first.baseOffset > this.positions.logStart) this.advanceLogStart(first.baseOffset);
   }
 
   private advanceLogStart(offset: number): void {
-    this.logStartOffsetValue = offset;
-    if (this.highWatermarkValue < offset) this.highWatermarkValue = offset;
+    this.positions.logStart = offset;
+    if (this.positions.highWatermark < offset) this.positions.highWatermark = offset;
     this.producerState.onLogStartOffsetIncremented(offset);
     const earliest = this.epochCache.earliestEntry();
     if (earliest !== undefined && earliest.startOffset < offset) this.epochCache.truncateFromStart(offset);
@@ -1335,12 +1219,12 @@ export class Log {
     assert(Number.isSafeInteger(offset), 'Log.deleteRecords: offset must be a safe integer');
     return this.mutation(async () => {
       this.checkWritable();
-      const target = offset === -1 ? this.highWatermarkValue : offset;
-      if (target < 0 || target > this.highWatermarkValue) {
-        throw offsetOutOfRange(this.dir, target, this.logStartOffsetValue, this.highWatermarkValue, 'deleteRecords');
+      const target = offset === -1 ? this.positions.highWatermark : offset;
+      if (target < 0 || target > this.positions.highWatermark) {
+        throw offsetOutOfRange(this.dir, target, this.positions.logStart, this.positions.highWatermark, 'deleteRecords');
       }
-      if (target > this.logStartOffsetValue) this.advanceLogStart(target);
-      return this.logStartOffsetValue;
+      if (target > this.positions.logStart) this.advanceLogStart(target);
+      return this.positions.logStart;
     });
   }
 
@@ -1363,18 +1247,12 @@ export class Log {
   }
 
   private async removeFiles(paths: readonly string[]): Promise<void> {
-    if (this.stateValue === 'closed') return;
+    if (this.positions.state === 'closed') return;
     try {
       for (const path of paths) if (await this.io.exists(path)) await this.io.unlink(path);
     } catch (error) {
       this.fail(error);
     }
-  }
-
-  private async syncDir(): Promise<void> {
-    this.dirDirty = false;
-    await this.io.fsyncDir(this.dir);
-    this.metrics.dirSyncs++;
   }
 
   // ---- close / failure ---------------------------------------------------
@@ -1387,11 +1265,11 @@ export class Log {
    * keep their .log handles until released.
    */
   close(): Promise<void> {
-    if (this.stateValue === 'closed') return this.mutationTail;
+    if (this.positions.state === 'closed') return this.mutationTail;
     return this.mutation(async () => {
-      if (this.stateValue === 'closed') return;
+      if (this.positions.state === 'closed') return;
       let failure: unknown;
-      if (this.stateValue === 'open') {
+      if (this.positions.state === 'open') {
         try {
           await this.flushAll();
           await this.producerState.takeSnapshot();
@@ -1420,13 +1298,12 @@ export class Log {
   }
 
   private async release(): Promise<void> {
-    if (this.flushTimer !== null) clearInterval(this.flushTimer);
-    this.flushTimer = null;
+    this.flusher.stopTimer();
     for (const timer of this.deleteTimers) clearTimeout(timer);
     this.deleteTimers.clear();
-    this.flushPaused++;
-    if (this.flushing !== null) await this.flushing;
-    if (this.stateValue === 'open') await this.writer.drain().catch(noop);
+    // Paused for good: no round starts after close.
+    await this.flusher.pause();
+    if (this.positions.state === 'open') await this.writer.drain().catch(noop);
     this.writerReady = false;
     // Returns direct staging memory (after a failure too); the O_DIRECT handle goes with it.
     await this.writer.close().catch(noop);
@@ -1434,13 +1311,13 @@ export class Log {
     this.directFile = null;
     if (directFile !== null) await directFile.close().catch(noop);
     this.tailCache.close();
-    this.stateValue = this.stateValue === 'offline' ? 'offline' : 'closed';
+    this.positions.state = this.positions.state === 'offline' ? 'offline' : 'closed';
     const closed = logClosed(this.dir);
     this.writtenWaiters.rejectAll(closed);
     this.durableWaiters.rejectAll(closed);
     await Promise.allSettled([this.epochCache.flush(), ...this.segments.all().map((segment) => segment.close())]);
     if (this.ownsPool) await this.pool.close();
-    this.stateValue = 'closed';
+    this.positions.state = 'closed';
   }
 
   /**
@@ -1455,14 +1332,13 @@ export class Log {
 
   /** Marks the log offline (once) and rejects every waiter. */
   private fail(error: unknown): void {
-    if (this.stateValue !== 'open') return;
-    this.stateValue = 'offline';
-    this.failure = error;
+    if (this.positions.state !== 'open') return;
+    this.positions.state = 'offline';
+    this.positions.failure = error;
     const offline = logOffline(this.dir, error);
     this.writtenWaiters.rejectAll(offline);
     this.durableWaiters.rejectAll(offline);
-    if (this.flushTimer !== null) clearInterval(this.flushTimer);
-    this.flushTimer = null;
+    this.flusher.stopTimer();
     this.onOffline?.(error);
   }
 
@@ -1472,18 +1348,18 @@ export class Log {
    * before any byte was at risk) passes through and the log stays open.
    */
   private failWith(error: unknown): unknown {
-    if (this.stateValue === 'closed') return error;
+    if (this.positions.state === 'closed') return error;
     if ((error as { code?: unknown } | null)?.code === 'SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE') {
       this.onRefusal?.(error);
       return error;
     }
     this.fail(error);
-    return logOffline(this.dir, this.failure);
+    return logOffline(this.dir, this.positions.failure);
   }
 
   private refusal(): unknown {
-    if (this.stateValue === 'offline') return logOffline(this.dir, this.failure);
-    if (this.stateValue === 'closed') return logClosed(this.dir);
+    if (this.positions.state === 'offline') return logOffline(this.dir, this.positions.failure);
+    if (this.positions.state === 'closed') return logClosed(this.dir);
     return null;
   }
 
