@@ -51,25 +51,23 @@
 // position advances past the failure; reads of written data still work.
 
 import { assert } from '@seglog/common';
-import { AlignedArena, BlockingPool, Priority } from '@seglog/io';
-import type { Io, IoFile } from '@seglog/io';
+import { BlockingPool, Priority } from '@seglog/io';
+import type { Io } from '@seglog/io';
 import type { BatchSummary, RecordBatch } from '@seglog/records';
 import { FetchPlan } from './fetch-plan.js';
 import type { FetchPart } from './fetch-plan.js';
 import { commitProducerState, followerResult, lastStableOffsetOf, leaderResult, planFollowerAppend, planLeaderBatch, planMarker, validateLeaderBatch } from './internal/append-accounting.js';
 import type { FollowerPlan, LeaderPlan, PlanContext, TxnMarkerOptions } from './internal/append-accounting.js';
 import { loadLog, replayProducerState } from './internal/log-loader.js';
-import { DirectSegmentWriter } from './internal/direct-segment-writer.js';
 import { isTransientResourceError, logClosed, logOffline, logQueueFull, logResourceUnavailable, logTruncated, offsetOutOfRange } from './internal/log-errors.js';
 import { LogFlusher } from './internal/log-flusher.js';
 import { LogPositions } from './internal/log-positions.js';
+import { WriteQueue } from './internal/write-queue.js';
 import { OffsetWaiters } from './internal/offset-waiters.js';
 import { newPlacementMetrics, runOnPool } from './internal/placement.js';
 import type { PlacementMetrics, PlacementReason } from './internal/placement.js';
-import { DEFAULT_PREALLOCATE_MODE, SegmentReservation } from './internal/segment-reservation.js';
-import { BufferedSegmentWriter, DEFAULT_WRITER_LIMITS } from './internal/segment-writer.js';
+import { DEFAULT_WRITER_LIMITS } from './internal/segment-writer.js';
 import { readRangeFromCache, TailHeader } from './internal/tail-read.js';
-import type { BufferedWriterLimits, SegmentWriter } from './internal/segment-writer.js';
 import type { LeaderEpochCache } from './leader-epoch-cache.js';
 import type { LogConfig } from './log-config.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './log-types.js';
@@ -97,7 +95,6 @@ const MiB = 1024 * 1024;
 const DEFAULT_TAIL_CACHE_BYTES = 8 * MiB;
 const DEFAULT_RESERVATION_STEP_BYTES = 16 * MiB;
 const DEFAULT_MAX_PENDING_MUTATIONS = 4096;
-const BUFFERED_ALIGNMENT = 4096;
 
 export class Log {
   readonly io: Io;
@@ -115,24 +112,11 @@ export class Log {
   readonly tailCache: TailCache;
   readonly pool: BlockingPool;
   private readonly segments: LogSegments;
-  private writer: SegmentWriter;
-  private writerWrites: number;
-  private reservation: SegmentReservation;
-  /** The active segment's O_DIRECT handle (direct mode), else null. */
-  private directFile: IoFile | null;
-  private activeMode: ActiveWriteMode;
-  /** False while the active segment's writer is being made (open, roll, truncation). */
-  private writerReady: boolean;
-  /** Base offset of the segment whose bytes the tail cache holds. */
-  private cacheBase: number;
   private readonly tailHeader: TailHeader;
-  private arena: AlignedArena | null;
   private readonly ownsPool: boolean;
-  private readonly ownsArena: boolean;
   /** Mutations queued or running on the chain (the caller path needs 0). */
   private pendingMutations: number;
   private readonly maxPendingMutations: number;
-  private readonly reservationStepBytes: number;
   /** Why the last followerOnCaller call returned null. */
   private followerReason: PlacementReason;
   private readonly positions: LogPositions;
@@ -140,10 +124,10 @@ export class Log {
   private readonly writtenWaiters: OffsetWaiters;
   private readonly durableWaiters: OffsetWaiters;
   private readonly flusher: LogFlusher;
+  private readonly writeQueue: WriteQueue;
   private readonly deleteTimers: Set<NodeJS.Timeout>;
   private readonly now: () => number;
   private readonly random: () => number;
-  private readonly writerLimits: BufferedWriterLimits;
   private readonly beforeAppend: ((bytes: number) => void) | null;
   private readonly onOffline: ((cause: unknown) => void) | null;
   private readonly onRefusal: ((refusal: unknown) => void) | null;
@@ -168,24 +152,10 @@ export class Log {
     this.segments = new LogSegments(loaded.segments);
     for (const segment of this.segments.all()) segment.setFailureListener(this.onBackgroundFailure);
     this.epochCache.setFailureListener(this.onBackgroundFailure);
-    this.writerLimits = options.writerLimits ?? DEFAULT_WRITER_LIMITS;
-    this.writerWrites = 0;
-    // Placeholders until activate() (Log.open) makes the segment's writer and reservation.
-    this.writer = this.newBufferedWriter(this.active);
-    this.reservation = new SegmentReservation(io, this.active.logFile.file, this.active.size, {
-      mode: 'none', segmentBytes: config.segmentBytes, alignment: BUFFERED_ALIGNMENT, dir,
-    });
-    this.directFile = null;
-    this.activeMode = 'buffered';
-    this.writerReady = false;
-    this.cacheBase = this.active.baseOffset;
     this.tailHeader = new TailHeader();
-    this.arena = options.arena ?? null;
     this.ownsPool = options.pool === undefined;
-    this.ownsArena = options.arena === undefined;
     this.pendingMutations = 0;
     this.maxPendingMutations = options.maxPendingMutations ?? DEFAULT_MAX_PENDING_MUTATIONS;
-    this.reservationStepBytes = options.reservationStepBytes ?? DEFAULT_RESERVATION_STEP_BYTES;
     this.followerReason = 'pending';
     this.positions = new LogPositions(loaded);
     this.mutationTail = RESOLVED;
@@ -201,6 +171,13 @@ export class Log {
       io, dir, config, positions: this.positions, segments: this.segments, durableWaiters: this.durableWaiters,
       metrics: this.metrics, where: this, now: this.now, onFailure: this.onBackgroundFailure,
     });
+    // A placeholder over the active segment until activate() (Log.open) makes its writer and reservation.
+    this.writeQueue = new WriteQueue({
+      io, dir, config, positions: this.positions, tailCache: this.tailCache, writtenWaiters: this.writtenWaiters,
+      flusher: this.flusher, metrics: this.metrics, arena: options.arena ?? null,
+      writerLimits: options.writerLimits ?? DEFAULT_WRITER_LIMITS,
+      reservationStepBytes: options.reservationStepBytes ?? DEFAULT_RESERVATION_STEP_BYTES, onFailure: this.onBackgroundFailure,
+    }, this.active);
     this.flusher.startTimer();
   }
 
@@ -221,7 +198,7 @@ export class Log {
     const log = new Log(io, dir, config, options, loaded);
     try {
       log.tailCache.roll(log.active.size);
-      await log.activate(log.active);
+      await log.writeQueue.activate(log.active);
     } catch (error) {
       await log.release().catch(noop);
       throw error;
@@ -231,7 +208,7 @@ export class Log {
 
   /** How the active segment is written now ('direct' may fall back to 'buffered' per segment). */
   get writeMode(): ActiveWriteMode {
-    return this.activeMode;
+    return this.writeQueue.mode;
   }
 
   // ---- positions ---------------------------------------------------------
@@ -404,7 +381,7 @@ export class Log {
   private leaderPlacement(summary: BatchSummary, leaderEpoch: number, nowMs: number): PlacementReason | null {
     this.checkWritable();
     if (this.pendingMutations > 0) return 'pending';
-    if (!this.writerReady) return 'init';
+    if (!this.writeQueue.ready) return 'init';
     if (summary.isTransactional) return 'transactional';
     if (this.config.messageTimestampType === 'LogAppendTime') return 'timestamp';
     const firstOffset = this.positions.logEnd;
@@ -417,9 +394,7 @@ export class Log {
     const active = this.active;
     if (active.shouldRoll(sizeInBytes, maxTimestamp, lastOffset, nowMs)) return 'roll';
     if (lastOffset + 1 - this.positions.durable >= this.config.flushIntervalMessages) return 'flush';
-    if (this.reservation.needsGrowth(active.size + sizeInBytes)) return 'reservation';
-    if (!this.writer.hasRoom(sizeInBytes)) return 'room';
-    return null;
+    return this.writeQueue.roomFor(sizeInBytes);
   }
 
   /** The caller path of a leader append: plan (may throw, nothing changed), book, queue, commit. */
@@ -468,7 +443,7 @@ export class Log {
       try {
         await this.settleEpoch(leaderEpoch, plan.firstOffset);
         if (this.active.shouldRoll(plan.sizeInBytes, plan.maxTimestamp, plan.lastOffset, nowMs)) await this.roll(plan.firstOffset, nowMs);
-        await this.ensureRoom(plan.sizeInBytes);
+        await this.writeQueue.ensureRoom(plan.sizeInBytes);
         this.storeLeader(plan, nowMs);
       } catch (error) {
         throw this.failWith(error);
@@ -494,21 +469,6 @@ export class Log {
   }
 
   /**
-   * Pool side of an append of `sizeInBytes`: grows the reservation first when
-   * needed (after draining: the zero fill starts at the file's current size),
-   * then waits for writer room. Nothing is enqueued past reservedEnd while
-   * grow runs: this runs inside the append's mutation.
-   */
-  private async ensureRoom(sizeInBytes: number): Promise<void> {
-    const end = this.active.size + sizeInBytes;
-    if (this.reservation.needsGrowth(end)) {
-      await this.writer.drain();
-      await this.growReservation(end);
-    }
-    if (!this.writer.hasRoom(sizeInBytes)) await this.writer.whenRoom();
-  }
-
-  /**
    * A marker's acknowledgement depends on its .txnindex entry (the record
    * read_committed fetches use to skip the aborted data): wait for the active
    * segment's write-back, so a failed one refuses the marker (the log is
@@ -531,21 +491,6 @@ export class Log {
   private readonly onBackgroundFailure = (error: unknown): void => {
     this.fail(error);
   };
-
-  /**
-   * Grows the active segment's reservation. Out of space or descriptors
-   * here is a retriable refusal (SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE), not
-   * fail-stop: the fill writes only past the logical end, no batch byte is
-   * at risk, and the next append tries again from the same reserved end.
-   */
-  private async growReservation(end: number): Promise<void> {
-    try {
-      await this.reservation.grow(end);
-    } catch (error) {
-      if (isTransientResourceError(error)) throw logResourceUnavailable(this.dir, 'growing the segment reservation', error);
-      throw error;
-    }
-  }
 
   /** Records an aborted transaction in the active segment (the one holding its ABORT marker). */
   private readonly onAbortedTxn = (txn: AbortedTxn): void => {
@@ -603,7 +548,7 @@ export class Log {
   }
 
   private followerPlacement(plan: FollowerPlan, nowMs: number): PlacementReason | null {
-    if (!this.writerReady) return 'init';
+    if (!this.writeQueue.ready) return 'init';
     for (const batch of plan.batches) {
       if (batch.isControl) return 'control';
       if (batch.isTransactional) return 'transactional';
@@ -628,7 +573,7 @@ export class Log {
       }
       await this.settleEpoch(-1, 0);
       if (this.active.shouldRoll(size, plan.maxTimestamp, last.lastOffset, nowMs)) await this.roll(first.baseOffset, nowMs);
-      await this.ensureRoom(size);
+      await this.writeQueue.ensureRoom(size);
       this.storeFollower(buffer, plan, nowMs);
     } catch (error) {
       throw this.failWith(error);
@@ -645,116 +590,11 @@ export class Log {
 
   /** Queues accepted bytes (already booked in the active segment), caches them, and advances the log end offset. */
   private enqueueWrite(bytes: Buffer, lastOffset: number): void {
-    const position = this.active.size - bytes.length;
-    this.tailCache.append(position, bytes);
-    this.writer.enqueue(bytes, position, lastOffset);
+    this.writeQueue.enqueue(bytes, lastOffset);
     this.positions.logEnd = lastOffset + 1;
     this.metrics.appends++;
     this.metrics.appendedBytes += bytes.length;
     if (this.positions.logEnd - this.positions.durable >= this.config.flushIntervalMessages) this.flusher.request(this.positions.logEnd);
-  }
-
-  private newBufferedWriter(segment: Segment): SegmentWriter {
-    const writer: BufferedSegmentWriter = new BufferedSegmentWriter(segment.logFile.file, segment.size, {
-      onWritten: (position, lastOffset) => this.onWritten(segment, writer, position, lastOffset),
-      onWriteError: (error) => this.fail(error),
-    }, this.writerLimits);
-    return writer;
-  }
-
-  /**
-   * Makes `segment` the one being written: the writer (direct per config,
-   * falling back to buffered), its reservation, the cache window. Pool work
-   * (opens a file, reads back a partial tail page).
-   */
-  private async activate(segment: Segment): Promise<void> {
-    this.writerReady = false;
-    this.writerWrites = 0;
-    let writer: SegmentWriter | null = null;
-    if (this.config.writeMode === 'direct') writer = await this.openDirectWriter(segment);
-    if (writer === null) {
-      writer = this.newBufferedWriter(segment);
-      this.activeMode = 'buffered';
-    } else {
-      this.activeMode = 'direct';
-      this.metrics.directSegments++;
-    }
-    this.writer = writer;
-    const file = this.directFile ?? segment.logFile.file;
-    const alignment = this.directFile === null ? BUFFERED_ALIGNMENT : this.io.directAlignment;
-    const capped = Math.ceil(this.config.segmentBytes / alignment) * alignment;
-    this.reservation = new SegmentReservation(this.io, file, segment.size, {
-      mode: this.config.preallocate ? DEFAULT_PREALLOCATE_MODE : 'none',
-      stepBytes: Math.max(alignment, Math.min(Math.floor(this.reservationStepBytes / alignment) * alignment, capped)),
-      segmentBytes: this.config.segmentBytes,
-      alignment,
-      dir: this.dir,
-      freeSpaceFloorBytes: this.config.minFreeBytes,
-    });
-    this.cacheBase = segment.baseOffset;
-    this.writerReady = true;
-  }
-
-  /**
-   * A direct writer over a new O_DIRECT handle, or null (fall back to
-   * buffered for this segment): O_DIRECT refused, no staging chunk free, or
-   * no descriptor for the second handle (EMFILE/ENFILE: the buffered handle
-   * is already open, so the segment is written without one more).
-   */
-  private async openDirectWriter(segment: Segment): Promise<SegmentWriter | null> {
-    let file: IoFile;
-    try {
-      file = await this.io.open(Segment.path(this.dir, segment.baseOffset, 'log'), { direct: true });
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (code !== 'SEGLOG_ERR_IO_DIRECT_UNSUPPORTED' && code !== 'SEGLOG_ERR_IO_TOO_MANY_FILES') throw error;
-      this.metrics.directFallbacks++;
-      return null;
-    }
-    this.arena ??= new AlignedArena({ chunkBytes: MiB, chunkCount: 8 });
-    try {
-      const writer: DirectSegmentWriter = await DirectSegmentWriter.open(file, segment.size, {
-        onWritten: (position, lastOffset) => this.onWritten(segment, writer, position, lastOffset),
-        onWriteError: (error) => this.fail(error),
-      }, { arena: this.arena, alignment: this.io.directAlignment });
-      this.directFile = file;
-      return writer;
-    } catch (error) {
-      await file.close().catch(noop);
-      if ((error as { code?: unknown }).code !== 'SEGLOG_ERR_LOG_STAGING_EXHAUSTED') throw error;
-      this.metrics.directFallbacks++;
-      return null;
-    }
-  }
-
-  /**
-   * The active segment stops being written (roll, truncation, close): drain,
-   * close the writer (direct: trims the page padding, returns staging), trim
-   * the reservation to the logical end when asked, close the O_DIRECT handle.
-   */
-  private async deactivate(trim: boolean): Promise<void> {
-    this.writerReady = false;
-    const segment = this.active;
-    try {
-      await this.writer.close();
-      if (trim) await this.reservation.trim(segment.size);
-    } finally {
-      const file = this.directFile;
-      this.directFile = null;
-      if (file !== null) await file.close();
-    }
-  }
-
-  private onWritten(segment: Segment, writer: SegmentWriter & { readonly writes: number }, position: number, lastOffset: number): void {
-    this.metrics.writes += writer.writes - this.writerWrites;
-    this.writerWrites = writer.writes;
-    segment.readablePosition = position;
-    segment.readableNextOffset = lastOffset + 1;
-    if (segment.baseOffset === this.cacheBase) this.tailCache.markWritten(position);
-    if (this.positions.state === 'offline') return;
-    if (lastOffset + 1 > this.positions.written) this.positions.written = lastOffset + 1;
-    this.writtenWaiters.releaseBelow(this.positions.written);
-    this.flusher.maybeStart();
   }
 
   // ---- roll --------------------------------------------------------------
@@ -773,10 +613,10 @@ export class Log {
       return;
     }
     assert(base > old.baseOffset, 'Log.roll: new base below the active segment');
-    await this.writer.drain();
+    await this.writeQueue.drain();
     // Writer closed (direct: page padding trimmed), reservation trimmed to the logical end, then the indexes.
-    const trimmed = this.activeMode === 'direct' || this.reservation.mode !== 'none';
-    await this.deactivate(true);
+    const trimmed = this.writeQueue.trimChangesFile;
+    await this.writeQueue.deactivate(true);
     // The flusher only syncs segments holding undurable data: make the trim durable here (one fdatasync per roll).
     if (trimmed) {
       await old.logFile.file.fdatasync();
@@ -794,13 +634,13 @@ export class Log {
     segment.setFailureListener(this.onBackgroundFailure);
     this.segments.push(segment);
     this.tailCache.roll(0);
-    this.cacheBase = segment.baseOffset;
-    await this.activate(segment);
+    this.writeQueue.setCacheBase(segment);
+    await this.writeQueue.activate(segment);
     this.flusher.markDirDirty();
     this.metrics.rolls++;
     this.flusher.request(base);
     // The first reservation step of the new segment (pool work: rolls run inside pooled appends).
-    await this.growReservation(1);
+    await this.writeQueue.growReservation(1);
   }
 
   /**
@@ -820,7 +660,7 @@ export class Log {
     } catch (error) {
       if (!isTransientResourceError(error)) throw error;
       await old.resizeIndexes();
-      await this.activate(old);
+      await this.writeQueue.activate(old);
       throw logResourceUnavailable(this.dir, `creating segment ${base}`, error);
     }
   }
@@ -917,7 +757,7 @@ export class Log {
     let reason: PlacementReason | null = null;
     let range: SegmentRange | null | 'miss' = 'miss';
     if (!this.segments.isActive(index)) reason = 'sealed';
-    else if (!this.writerReady || this.cacheBase !== segment.baseOffset) reason = 'uncached';
+    else if (!this.writeQueue.ready || this.writeQueue.cacheBase !== segment.baseOffset) reason = 'uncached';
     else {
       range = readRangeFromCache(segment, this.tailCache, this.tailHeader, { startOffset: offset, maxBytes, boundOffset: bound, minOneMessage: options.minOneMessage ?? true });
       if (range === 'miss') reason = 'uncached';
@@ -1050,8 +890,8 @@ export class Log {
   private async truncateSegments(offset: number): Promise<void> {
     await this.flusher.pause();
     try {
-      await this.writer.drain();
-      await this.deactivate(false);
+      await this.writeQueue.drain();
+      await this.writeQueue.deactivate(false);
       const doomed = this.segments.removeAbove(offset);
       for (const segment of doomed) await this.deleteSegment(segment);
       const active = this.active;
@@ -1060,7 +900,7 @@ export class Log {
       // Lent cache bytes stay valid for their readers; the window keeps exactly the bytes below the cut.
       if (doomed.length > 0) this.tailCache.roll(active.size);
       else this.tailCache.truncate(active.size);
-      await this.activate(active);
+      await this.writeQueue.activate(active);
       if (doomed.length > 0) await this.flusher.syncDir();
       this.setPositionsAfterTruncation(offset, Math.min(offset, active.nextOffset));
       await this.reloadProducerState(offset);
@@ -1109,15 +949,15 @@ export class Log {
   private async replaceAllSegments(offset: number, logStartOffset: number | undefined): Promise<void> {
     await this.flusher.pause();
     try {
-      await this.writer.drain();
-      await this.deactivate(false);
+      await this.writeQueue.drain();
+      await this.writeQueue.deactivate(false);
       const doomed = this.segments.removeAll();
       for (const segment of doomed) await this.deleteSegment(segment);
       const segment = await Segment.create(this.io, this.dir, offset, this.config, { nowMs: this.now(), rollJitterMs: rollJitter(this.config, this.random) });
       segment.setFailureListener(this.onBackgroundFailure);
       this.segments.push(segment);
       this.tailCache.roll(0);
-      await this.activate(segment);
+      await this.writeQueue.activate(segment);
       await this.flusher.syncDir();
       await this.epochCache.clear();
       await this.producerState.truncateFullyAndStartAt(offset);
@@ -1287,7 +1127,7 @@ export class Log {
 
   private async sealActiveForClose(): Promise<void> {
     const active = this.active;
-    await this.deactivate(true);
+    await this.writeQueue.deactivate(true);
     active.timeIndex.maybeAppend(active.maxTimestampSoFar, active.offsetOfMaxTimestampSoFar, true);
     await active.offsetIndex.trim();
     await active.timeIndex.trim();
@@ -1303,13 +1143,8 @@ export class Log {
     this.deleteTimers.clear();
     // Paused for good: no round starts after close.
     await this.flusher.pause();
-    if (this.positions.state === 'open') await this.writer.drain().catch(noop);
-    this.writerReady = false;
     // Returns direct staging memory (after a failure too); the O_DIRECT handle goes with it.
-    await this.writer.close().catch(noop);
-    const directFile = this.directFile;
-    this.directFile = null;
-    if (directFile !== null) await directFile.close().catch(noop);
+    await this.writeQueue.release(this.positions.state === 'open');
     this.tailCache.close();
     this.positions.state = this.positions.state === 'offline' ? 'offline' : 'closed';
     const closed = logClosed(this.dir);
