@@ -59,7 +59,7 @@ import type { FetchPart } from './fetch-plan.js';
 import { commitProducerState, followerResult, lastStableOffsetOf, leaderResult, planFollowerAppend, planLeaderBatch, planMarker, validateLeaderBatch } from './internal/append-accounting.js';
 import type { FollowerPlan, LeaderPlan, PlanContext, TxnMarkerOptions } from './internal/append-accounting.js';
 import { loadLog, replayProducerState } from './internal/log-loader.js';
-import { isTransientResourceError, logClosed, logOffline, logQueueFull, logResourceUnavailable, logTruncated, offsetOutOfRange } from './internal/log-errors.js';
+import { logClosed, logOffline, logQueueFull, logTruncated, offsetOutOfRange } from './internal/log-errors.js';
 import { LogFlusher } from './internal/log-flusher.js';
 import { LogPositions } from './internal/log-positions.js';
 import { WriteQueue } from './internal/write-queue.js';
@@ -72,8 +72,9 @@ import type { LeaderEpochCache } from './leader-epoch-cache.js';
 import type { LogConfig } from './log-config.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './log-types.js';
 import type { ActiveWriteMode, AppendResult, LogMetrics, LogOpenOptions, LogState, ReadOptions } from './log-types.js';
+import { LocalLog, rollJitter } from './local-log.js';
 import { LogSegments } from './log-segments.js';
-import { Segment } from './segment.js';
+import type { Segment } from './segment.js';
 import type { SegmentRange, TimestampLookup } from './segment.js';
 import type { ProducerStateManager } from './producer-state-manager.js';
 import { TailCache } from './tail-cache.js';
@@ -88,7 +89,6 @@ export type { PlacementMetrics, PlacementReasons, PlacementReason } from './inte
 const NEVER = Number.MAX_SAFE_INTEGER;
 /** A COMMIT/ABORT control batch is 78 bytes (reference/kafka-storage.md §4). */
 const TXN_MARKER_BYTES = 78;
-const TIMER_MAX_MS = 0x7fffffff;
 const RESOLVED: Promise<void> = Promise.resolve();
 const noop = (): void => undefined;
 const MiB = 1024 * 1024;
@@ -125,7 +125,7 @@ export class Log {
   private readonly durableWaiters: OffsetWaiters;
   private readonly flusher: LogFlusher;
   private readonly writeQueue: WriteQueue;
-  private readonly deleteTimers: Set<NodeJS.Timeout>;
+  private readonly local: LocalLog;
   private readonly now: () => number;
   private readonly random: () => number;
   private readonly beforeAppend: ((bytes: number) => void) | null;
@@ -163,7 +163,6 @@ export class Log {
     this.durableWaiters = new OffsetWaiters();
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
-    this.deleteTimers = new Set();
     this.beforeAppend = options.beforeAppend ?? null;
     this.onOffline = options.onOffline ?? null;
     this.onRefusal = options.onRefusal ?? null;
@@ -178,6 +177,11 @@ export class Log {
       writerLimits: options.writerLimits ?? DEFAULT_WRITER_LIMITS,
       reservationStepBytes: options.reservationStepBytes ?? DEFAULT_RESERVATION_STEP_BYTES, onFailure: this.onBackgroundFailure,
     }, this.active);
+    this.local = new LocalLog({
+      io, dir, config, segments: this.segments, writeQueue: this.writeQueue, tailCache: this.tailCache, flusher: this.flusher,
+      producerState: this.producerState, positions: this.positions, metrics: this.metrics, now: this.now, random: this.random,
+      onFailure: this.onBackgroundFailure,
+    });
     this.flusher.startTimer();
   }
 
@@ -442,7 +446,7 @@ export class Log {
     if (plan.batch !== null) {
       try {
         await this.settleEpoch(leaderEpoch, plan.firstOffset);
-        if (this.active.shouldRoll(plan.sizeInBytes, plan.maxTimestamp, plan.lastOffset, nowMs)) await this.roll(plan.firstOffset, nowMs);
+        if (this.active.shouldRoll(plan.sizeInBytes, plan.maxTimestamp, plan.lastOffset, nowMs)) await this.local.roll(plan.firstOffset, nowMs);
         await this.writeQueue.ensureRoom(plan.sizeInBytes);
         this.storeLeader(plan, nowMs);
       } catch (error) {
@@ -572,7 +576,7 @@ export class Log {
         if (epoch >= 0 && this.epochCache.isUpdateNeeded(epoch, batch.baseOffset)) await this.epochCache.assign(epoch, batch.baseOffset);
       }
       await this.settleEpoch(-1, 0);
-      if (this.active.shouldRoll(size, plan.maxTimestamp, last.lastOffset, nowMs)) await this.roll(first.baseOffset, nowMs);
+      if (this.active.shouldRoll(size, plan.maxTimestamp, last.lastOffset, nowMs)) await this.local.roll(first.baseOffset, nowMs);
       await this.writeQueue.ensureRoom(size);
       this.storeFollower(buffer, plan, nowMs);
     } catch (error) {
@@ -599,79 +603,13 @@ export class Log {
 
   // ---- roll --------------------------------------------------------------
 
-  /**
-   * Seals the active segment and starts a new one at max(expectedNextOffset,
-   * logEndOffset): waits for the pending writes, writes the final time-index
-   * entry, trims indexes (and a preallocated file), then requests a flush of
-   * everything below the new base (Kafka flushes on roll asynchronously).
-   */
-  private async roll(expectedNextOffset: number, nowMs: number): Promise<void> {
-    const old = this.active;
-    const base = Math.max(expectedNextOffset, this.positions.logEnd);
-    if (base === old.baseOffset) {
-      assert(old.isEmpty, 'Log.roll: a non-empty segment already has this base offset');
-      return;
-    }
-    assert(base > old.baseOffset, 'Log.roll: new base below the active segment');
-    await this.writeQueue.drain();
-    // Writer closed (direct: page padding trimmed), reservation trimmed to the logical end, then the indexes.
-    const trimmed = this.writeQueue.trimChangesFile;
-    await this.writeQueue.deactivate(true);
-    // The flusher only syncs segments holding undurable data: make the trim durable here (one fdatasync per roll).
-    if (trimmed) {
-      await old.logFile.file.fdatasync();
-      this.metrics.flushes++;
-    }
-    await old.onBecomeInactive();
-    // The sealed segment's trimmed indexes become durable now: its data may
-    // already be durable (no later flush covers it), and after a power loss
-    // an index below the recovery point is trusted, not rebuilt. Found by
-    // test/crash-points.test.ts (ENGINE BUG 2/2b).
-    await old.flushIndexes();
-    // Kafka's roll: a producer snapshot at the new base (committed state only), with the new segment.
-    if (base > this.producerState.mapEndOffset) this.producerState.updateMapEndOffset(base);
-    const segment = await this.createSegmentOrResume(old, base, nowMs);
-    segment.setFailureListener(this.onBackgroundFailure);
-    this.segments.push(segment);
-    this.tailCache.roll(0);
-    this.writeQueue.setCacheBase(segment);
-    await this.writeQueue.activate(segment);
-    this.flusher.markDirDirty();
-    this.metrics.rolls++;
-    this.flusher.request(base);
-    // The first reservation step of the new segment (pool work: rolls run inside pooled appends).
-    await this.writeQueue.growReservation(1);
-  }
-
-  /**
-   * The roll's producer snapshot (Kafka's, at the new base: committed state
-   * only) and new segment. When the snapshot or the segment's files cannot
-   * be created for want of descriptors or space (nothing of any batch written
-   * yet; a snapshot is derived state, rewritten by the next roll), the sealed
-   * `old` segment becomes the active one again (index capacity restored, a
-   * new writer) and the append is refused with the retriable
-   * SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE: the log stays open, the next append
-   * rolls again.
-   */
-  private async createSegmentOrResume(old: Segment, base: number, nowMs: number): Promise<Segment> {
-    try {
-      await this.producerState.takeSnapshot();
-      return await Segment.create(this.io, this.dir, base, this.config, { nowMs, rollJitterMs: rollJitter(this.config, this.random) });
-    } catch (error) {
-      if (!isTransientResourceError(error)) throw error;
-      await old.resizeIndexes();
-      await this.writeQueue.activate(old);
-      throw logResourceUnavailable(this.dir, `creating segment ${base}`, error);
-    }
-  }
-
   /** Rolls now (tests, tools, retention): a new empty active segment at the log end offset. */
   forceRoll(): Promise<void> {
     return this.mutation(async () => {
       this.checkWritable();
       if (this.active.isEmpty) return;
       try {
-        await this.roll(this.positions.logEnd, this.now());
+        await this.local.roll(this.positions.logEnd, this.now());
       } catch (error) {
         throw this.failWith(error);
       }
@@ -781,7 +719,7 @@ export class Log {
     return new FetchPlan({
       parts, firstOffset: range.firstOffset, nextOffset: range.nextOffset, highWatermark: this.positions.highWatermark,
       lastStableOffset: this.lastStableOffset, logStartOffset: this.positions.logStart,
-      abortedTransactions: committed ? this.collectAbortedTxns(offset, range.nextOffset) : [],
+      abortedTransactions: committed ? this.local.collectAbortedTxns(offset, range.nextOffset) : [],
     });
   }
 
@@ -790,42 +728,10 @@ export class Log {
     if (this.positions.state === 'closed') throw logClosed(this.dir);
     const minOne = options.minOneMessage ?? true;
     const committed = options.isolation === 'read_committed';
-    let segment: Segment | undefined = this.segments.at(this.segments.floorIndex(offset));
-    while (segment !== undefined) {
-      const file = segment.logFile.retain();
-      let kept = false;
-      try {
-        const range = await segment.readRange(offset, maxBytes, bound, minOne);
-        if (range !== null) {
-          if (range.length === 0) return this.emptyPlan(offset);
-          kept = true;
-          return this.planOf([{ kind: 'file', file, position: range.position, length: range.length }], range, offset, committed);
-        }
-      } finally {
-        if (!kept) await file.release();
-      }
-      const base: number = segment.baseOffset;
-      segment = this.segments.higher(base);
-    }
-    return this.emptyPlan(offset);
-  }
-
-  /**
-   * Kafka's collectAbortedTransactions: the aborted transactions with
-   * lastOffset ≥ fetchOffset and firstOffset < upperBound, from the .txnindex
-   * of the segment holding fetchOffset onward, until an index reports the
-   * search complete (an entry whose LSO reaches upperBound).
-   */
-  private collectAbortedTxns(fetchOffset: number, upperBound: number): AbortedTxn[] {
-    const found: AbortedTxn[] = [];
-    for (let i = this.segments.floorIndex(fetchOffset); i < this.segments.length; i++) {
-      const index = (this.segments.at(i) as Segment).txnIndex;
-      if (index === null || index.isEmpty()) continue;
-      const result = index.collectAbortedTxns(fetchOffset, upperBound);
-      for (const txn of result.txns) found.push(txn);
-      if (result.isComplete) break;
-    }
-    return found;
+    const found = await this.local.readFileRange(offset, maxBytes, bound, minOne);
+    if (found === null) return this.emptyPlan(offset);
+    const range = found.range;
+    return this.planOf([{ kind: 'file', file: found.file, position: range.position, length: range.length }], range, offset, committed);
   }
 
   private emptyPlan(offset: number): FetchPlan {
@@ -849,18 +755,7 @@ export class Log {
       return { timestamp: -1, offset: this.positions.logStart, leaderEpoch: epoch };
     }
     if (timestamp === LATEST_TIMESTAMP) return { timestamp: -1, offset: this.positions.logEnd, leaderEpoch: this.epochCache.latestEpoch() ?? -1 };
-    for (const segment of this.segments.all().slice()) {
-      if (segment.largestTimestamp < timestamp) continue;
-      if (segment.logFile.isClosed) continue;
-      const file = segment.logFile.retain();
-      try {
-        const found = await segment.findOffsetByTimestamp(timestamp, this.positions.logStart);
-        if (found !== null) return found;
-      } finally {
-        await file.release();
-      }
-    }
-    return null;
+    return this.local.findOffsetByTimestamp(timestamp);
   }
 
   // ---- truncation ------------------------------------------------------
@@ -890,19 +785,8 @@ export class Log {
   private async truncateSegments(offset: number): Promise<void> {
     await this.flusher.pause();
     try {
-      await this.writeQueue.drain();
-      await this.writeQueue.deactivate(false);
-      const doomed = this.segments.removeAbove(offset);
-      for (const segment of doomed) await this.deleteSegment(segment);
-      const active = this.active;
-      await active.truncateTo(offset, this.now());
-      await active.resizeIndexes();
-      // Lent cache bytes stay valid for their readers; the window keeps exactly the bytes below the cut.
-      if (doomed.length > 0) this.tailCache.roll(active.size);
-      else this.tailCache.truncate(active.size);
-      await this.writeQueue.activate(active);
-      if (doomed.length > 0) await this.flusher.syncDir();
-      this.setPositionsAfterTruncation(offset, Math.min(offset, active.nextOffset));
+      await this.local.truncateTo(offset);
+      this.setPositionsAfterTruncation(offset, Math.min(offset, this.active.nextOffset));
       await this.reloadProducerState(offset);
     } catch (error) {
       throw this.failWith(error);
@@ -949,16 +833,7 @@ export class Log {
   private async replaceAllSegments(offset: number, logStartOffset: number | undefined): Promise<void> {
     await this.flusher.pause();
     try {
-      await this.writeQueue.drain();
-      await this.writeQueue.deactivate(false);
-      const doomed = this.segments.removeAll();
-      for (const segment of doomed) await this.deleteSegment(segment);
-      const segment = await Segment.create(this.io, this.dir, offset, this.config, { nowMs: this.now(), rollJitterMs: rollJitter(this.config, this.random) });
-      segment.setFailureListener(this.onBackgroundFailure);
-      this.segments.push(segment);
-      this.tailCache.roll(0);
-      await this.writeQueue.activate(segment);
-      await this.flusher.syncDir();
+      await this.local.replaceAll(offset);
       await this.epochCache.clear();
       await this.producerState.truncateFullyAndStartAt(offset);
     } catch (error) {
@@ -1013,7 +888,7 @@ export class Log {
     }
     if (deletable.length === 0) return 0;
     try {
-      if (deletable.length === this.segments.length) await this.roll(this.positions.logEnd, this.now());
+      if (deletable.length === this.segments.length) await this.local.roll(this.positions.logEnd, this.now());
       await this.removeOldest(deletable);
     } catch (error) {
       throw this.failWith(error);
@@ -1030,7 +905,7 @@ export class Log {
       // any subset of the renames could survive, reviving an old segment
       // beyond a hole that recovery must treat as a lost write.
       for (const segment of deletable) {
-        await this.deleteSegment(segment);
+        await this.local.deleteSegment(segment);
         await this.producerState.deleteSnapshot(segment.baseOffset);
         await this.flusher.syncDir();
       }
@@ -1066,33 +941,6 @@ export class Log {
       if (target > this.positions.logStart) this.advanceLogStart(target);
       return this.positions.logStart;
     });
-  }
-
-  /**
-   * Renames a removed segment's files to `.deleted`, drops its handles (a
-   * plan still holding the .log keeps it open) and schedules the unlink
-   * after fileDeleteDelayMs. The caller fsyncs the directory.
-   */
-  private async deleteSegment(segment: Segment): Promise<void> {
-    await segment.renameToDeleted();
-    await segment.close();
-    this.metrics.deletedSegments++;
-    const paths = (['log', 'index', 'timeindex', 'txnindex'] as const).map((kind) => Segment.path(this.dir, segment.baseOffset, kind, 'deleted'));
-    const timer = setTimeout(() => {
-      this.deleteTimers.delete(timer);
-      void this.removeFiles(paths);
-    }, Math.min(this.config.fileDeleteDelayMs, TIMER_MAX_MS));
-    timer.unref();
-    this.deleteTimers.add(timer);
-  }
-
-  private async removeFiles(paths: readonly string[]): Promise<void> {
-    if (this.positions.state === 'closed') return;
-    try {
-      for (const path of paths) if (await this.io.exists(path)) await this.io.unlink(path);
-    } catch (error) {
-      this.fail(error);
-    }
   }
 
   // ---- close / failure ---------------------------------------------------
@@ -1139,8 +987,7 @@ export class Log {
 
   private async release(): Promise<void> {
     this.flusher.stopTimer();
-    for (const timer of this.deleteTimers) clearTimeout(timer);
-    this.deleteTimers.clear();
+    this.local.cancelDeletes();
     // Paused for good: no round starts after close.
     await this.flusher.pause();
     // Returns direct staging memory (after a failure too); the O_DIRECT handle goes with it.
@@ -1219,9 +1066,4 @@ export class Log {
   private get active(): Segment {
     return this.segments.active;
   }
-}
-
-function rollJitter(config: LogConfig, random: () => number): number {
-  const bound = Math.min(config.segmentJitterMs, config.segmentMs);
-  return bound <= 0 ? 0 : Math.floor(random() * bound);
 }
