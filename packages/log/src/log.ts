@@ -62,6 +62,7 @@ import { loadLog, replayProducerState } from './internal/log-loader.js';
 import { logClosed, logOffline, logQueueFull, logTruncated, offsetOutOfRange } from './internal/log-errors.js';
 import { LogFlusher } from './internal/log-flusher.js';
 import { LogPositions } from './internal/log-positions.js';
+import { LogRetention } from './internal/log-retention.js';
 import { WriteQueue } from './internal/write-queue.js';
 import { OffsetWaiters } from './internal/offset-waiters.js';
 import { newPlacementMetrics, runOnPool } from './internal/placement.js';
@@ -126,6 +127,7 @@ export class Log {
   private readonly flusher: LogFlusher;
   private readonly writeQueue: WriteQueue;
   private readonly local: LocalLog;
+  private readonly retention: LogRetention;
   private readonly now: () => number;
   private readonly random: () => number;
   private readonly beforeAppend: ((bytes: number) => void) | null;
@@ -181,6 +183,10 @@ export class Log {
       io, dir, config, segments: this.segments, writeQueue: this.writeQueue, tailCache: this.tailCache, flusher: this.flusher,
       producerState: this.producerState, positions: this.positions, metrics: this.metrics, now: this.now, random: this.random,
       onFailure: this.onBackgroundFailure,
+    });
+    this.retention = new LogRetention({
+      dir, config, positions: this.positions, segments: this.segments, local: this.local, flusher: this.flusher,
+      producerState: this.producerState, epochCache: this.epochCache, now: this.now, failWith: (error) => this.failWith(error),
     });
     this.flusher.startTimer();
   }
@@ -858,70 +864,8 @@ export class Log {
   deleteOldSegments(nowMs?: number): Promise<number> {
     return this.mutation(async () => {
       this.checkWritable();
-      const now = nowMs ?? this.now();
-      // Kafka runs this on its own schedule (producer.id.expiration.check.interval.ms); retention is periodic too.
-      this.producerState.removeExpiredProducers(now);
-      let deleted = await this.deleteWhile((segment, next) => next !== undefined && next.baseOffset <= this.positions.logStart);
-      if (this.config.retentionBytes >= 0) {
-        let excess = this.size - this.config.retentionBytes;
-        deleted += await this.deleteWhile((segment) => {
-          if (excess - segment.size < 0) return false;
-          excess -= segment.size;
-          return true;
-        });
-      }
-      if (this.config.retentionMs >= 0) deleted += await this.deleteWhile((segment) => now - segment.largestTimestamp > this.config.retentionMs);
-      return deleted;
+      return this.retention.deleteOldSegments(nowMs ?? this.now());
     });
-  }
-
-  private async deleteWhile(predicate: (segment: Segment, next: Segment | undefined) => boolean): Promise<number> {
-    const deletable: Segment[] = [];
-    for (let i = 0; i < this.segments.length; i++) {
-      const segment = this.segments.at(i) as Segment;
-      const next = this.segments.at(i + 1);
-      const upperBound = next === undefined ? this.positions.logEnd : next.baseOffset;
-      if (this.positions.highWatermark < upperBound) break;
-      if (next === undefined && segment.isEmpty) break;
-      if (!predicate(segment, next)) break;
-      deletable.push(segment);
-    }
-    if (deletable.length === 0) return 0;
-    try {
-      if (deletable.length === this.segments.length) await this.local.roll(this.positions.logEnd, this.now());
-      await this.removeOldest(deletable);
-    } catch (error) {
-      throw this.failWith(error);
-    }
-    return deletable.length;
-  }
-
-  private async removeOldest(deletable: readonly Segment[]): Promise<void> {
-    await this.flusher.pause();
-    try {
-      this.segments.removeOldest(deletable.length);
-      // One directory fsync per segment, oldest first: the deleted set is
-      // then always a prefix after a power loss. With one fsync at the end,
-      // any subset of the renames could survive, reviving an old segment
-      // beyond a hole that recovery must treat as a lost write.
-      for (const segment of deletable) {
-        await this.local.deleteSegment(segment);
-        await this.producerState.deleteSnapshot(segment.baseOffset);
-        await this.flusher.syncDir();
-      }
-    } finally {
-      this.flusher.resume();
-    }
-    const first = this.segments.first;
-    if (first.baseOffset > this.positions.logStart) this.advanceLogStart(first.baseOffset);
-  }
-
-  private advanceLogStart(offset: number): void {
-    this.positions.logStart = offset;
-    if (this.positions.highWatermark < offset) this.positions.highWatermark = offset;
-    this.producerState.onLogStartOffsetIncremented(offset);
-    const earliest = this.epochCache.earliestEntry();
-    if (earliest !== undefined && earliest.startOffset < offset) this.epochCache.truncateFromStart(offset);
   }
 
   /**
@@ -934,12 +878,7 @@ export class Log {
     assert(Number.isSafeInteger(offset), 'Log.deleteRecords: offset must be a safe integer');
     return this.mutation(async () => {
       this.checkWritable();
-      const target = offset === -1 ? this.positions.highWatermark : offset;
-      if (target < 0 || target > this.positions.highWatermark) {
-        throw offsetOutOfRange(this.dir, target, this.positions.logStart, this.positions.highWatermark, 'deleteRecords');
-      }
-      if (target > this.positions.logStart) this.advanceLogStart(target);
-      return this.positions.logStart;
+      return this.retention.deleteRecords(offset);
     });
   }
 
