@@ -54,21 +54,20 @@ import { assert } from '@seglog/common';
 import { BlockingPool, Priority } from '@seglog/io';
 import type { Io } from '@seglog/io';
 import type { BatchSummary, RecordBatch } from '@seglog/records';
-import { FetchPlan } from './fetch-plan.js';
-import type { FetchPart } from './fetch-plan.js';
+import type { FetchPlan } from './fetch-plan.js';
 import { commitProducerState, followerResult, lastStableOffsetOf, leaderResult, planFollowerAppend, planLeaderBatch, planMarker, validateLeaderBatch } from './internal/append-accounting.js';
 import type { FollowerPlan, LeaderPlan, PlanContext, TxnMarkerOptions } from './internal/append-accounting.js';
 import { loadLog, replayProducerState } from './internal/log-loader.js';
-import { logClosed, logOffline, logQueueFull, logTruncated, offsetOutOfRange } from './internal/log-errors.js';
+import { logClosed, logOffline, logQueueFull, logTruncated } from './internal/log-errors.js';
 import { LogFlusher } from './internal/log-flusher.js';
 import { LogPositions } from './internal/log-positions.js';
+import { LogReader } from './internal/log-reader.js';
 import { LogRetention } from './internal/log-retention.js';
 import { WriteQueue } from './internal/write-queue.js';
 import { OffsetWaiters } from './internal/offset-waiters.js';
 import { newPlacementMetrics, runOnPool } from './internal/placement.js';
 import type { PlacementMetrics, PlacementReason } from './internal/placement.js';
 import { DEFAULT_WRITER_LIMITS } from './internal/segment-writer.js';
-import { readRangeFromCache, TailHeader } from './internal/tail-read.js';
 import type { LeaderEpochCache } from './leader-epoch-cache.js';
 import type { LogConfig } from './log-config.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './log-types.js';
@@ -76,7 +75,7 @@ import type { ActiveWriteMode, AppendResult, LogMetrics, LogOpenOptions, LogStat
 import { LocalLog, rollJitter } from './local-log.js';
 import { LogSegments } from './log-segments.js';
 import type { Segment } from './segment.js';
-import type { SegmentRange, TimestampLookup } from './segment.js';
+import type { TimestampLookup } from './segment.js';
 import type { ProducerStateManager } from './producer-state-manager.js';
 import { TailCache } from './tail-cache.js';
 import type { AbortedTxn } from './txn-index.js';
@@ -87,7 +86,6 @@ export type { ActiveWriteMode, AppendResult, LogMetrics, LogOpenOptions, LogStat
 export type { TxnMarkerOptions } from './internal/append-accounting.js';
 export type { PlacementMetrics, PlacementReasons, PlacementReason } from './internal/placement.js';
 
-const NEVER = Number.MAX_SAFE_INTEGER;
 /** A COMMIT/ABORT control batch is 78 bytes (reference/kafka-storage.md §4). */
 const TXN_MARKER_BYTES = 78;
 const RESOLVED: Promise<void> = Promise.resolve();
@@ -113,7 +111,6 @@ export class Log {
   readonly tailCache: TailCache;
   readonly pool: BlockingPool;
   private readonly segments: LogSegments;
-  private readonly tailHeader: TailHeader;
   private readonly ownsPool: boolean;
   /** Mutations queued or running on the chain (the caller path needs 0). */
   private pendingMutations: number;
@@ -128,6 +125,7 @@ export class Log {
   private readonly writeQueue: WriteQueue;
   private readonly local: LocalLog;
   private readonly retention: LogRetention;
+  private readonly reader: LogReader;
   private readonly now: () => number;
   private readonly random: () => number;
   private readonly beforeAppend: ((bytes: number) => void) | null;
@@ -154,7 +152,6 @@ export class Log {
     this.segments = new LogSegments(loaded.segments);
     for (const segment of this.segments.all()) segment.setFailureListener(this.onBackgroundFailure);
     this.epochCache.setFailureListener(this.onBackgroundFailure);
-    this.tailHeader = new TailHeader();
     this.ownsPool = options.pool === undefined;
     this.pendingMutations = 0;
     this.maxPendingMutations = options.maxPendingMutations ?? DEFAULT_MAX_PENDING_MUTATIONS;
@@ -187,6 +184,10 @@ export class Log {
     this.retention = new LogRetention({
       dir, config, positions: this.positions, segments: this.segments, local: this.local, flusher: this.flusher,
       producerState: this.producerState, epochCache: this.epochCache, now: this.now, failWith: (error) => this.failWith(error),
+    });
+    this.reader = new LogReader({
+      dir, positions: this.positions, segments: this.segments, local: this.local, writeQueue: this.writeQueue,
+      tailCache: this.tailCache, producerState: this.producerState, where: this,
     });
     this.flusher.startTimer();
   }
@@ -660,91 +661,12 @@ export class Log {
    * from the file (file parts). Release the plan when done.
    */
   read(offset: number, maxBytes: number, options: ReadOptions = {}): Promise<FetchPlan> {
-    try {
-      const bound = this.readBound(offset, maxBytes, options);
-      const plan = this.readOnCaller(offset, maxBytes, bound, options);
-      if (plan !== null) return Promise.resolve(plan);
-      return this.onPool(() => this.readFromFile(offset, maxBytes, bound, options), Priority.read);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return this.reader.read(offset, maxBytes, options);
   }
 
   /** The synchronous form of read: the plan when the caller can serve it, else null (read() goes to the pool). Throws read()'s errors. */
   tryRead(offset: number, maxBytes: number, options: ReadOptions = {}): FetchPlan | null {
-    const bound = this.readBound(offset, maxBytes, options);
-    return this.readOnCaller(offset, maxBytes, bound, options);
-  }
-
-  /** Checks a read and returns the offset bound of its batches. */
-  private readBound(offset: number, maxBytes: number, options: ReadOptions): number {
-    assert(Number.isSafeInteger(offset), 'Log.read: offset must be a safe integer');
-    assert(Number.isSafeInteger(maxBytes) && maxBytes >= 0, 'Log.read: maxBytes must be a non-negative safe integer');
-    if (this.positions.state === 'closed') throw logClosed(this.dir);
-    if (offset < this.positions.logStart || offset > this.positions.logEnd) {
-      throw offsetOutOfRange(this.dir, offset, this.positions.logStart, this.positions.logEnd, 'read');
-    }
-    let bound = Math.min(options.maxOffset ?? NEVER, this.positions.written);
-    if (options.isolation === 'read_committed') bound = Math.min(bound, this.lastStableOffset);
-    return bound;
-  }
-
-  /** A read served from the tail cache (or an empty one), counted; null (counted with its reason) when it must go to the pool. */
-  private readOnCaller(offset: number, maxBytes: number, bound: number, options: ReadOptions): FetchPlan | null {
-    const counts = this.placement;
-    if (offset >= bound) {
-      counts.read.caller++;
-      return this.emptyPlan(offset);
-    }
-    const index = this.segments.floorIndex(offset);
-    const segment = this.segments.at(index) as Segment;
-    let reason: PlacementReason | null = null;
-    let range: SegmentRange | null | 'miss' = 'miss';
-    if (!this.segments.isActive(index)) reason = 'sealed';
-    else if (!this.writeQueue.ready || this.writeQueue.cacheBase !== segment.baseOffset) reason = 'uncached';
-    else {
-      range = readRangeFromCache(segment, this.tailCache, this.tailHeader, { startOffset: offset, maxBytes, boundOffset: bound, minOneMessage: options.minOneMessage ?? true });
-      if (range === 'miss') reason = 'uncached';
-    }
-    if (reason !== null || range === 'miss') {
-      counts.read.pool++;
-      counts.reasons[reason ?? 'uncached']++;
-      return null;
-    }
-    counts.read.caller++;
-    if (range === null || range.length === 0) return this.emptyPlan(offset);
-    const views: Buffer[] = [];
-    const hit = this.tailCache.read(range.position, range.length, views);
-    assert(hit, 'Log.read: the tail cache lost a range it covered');
-    const parts: FetchPart[] = [];
-    for (const buffer of views) parts.push({ kind: 'inline', buffer });
-    return this.planOf(parts, range, offset, options.isolation === 'read_committed');
-  }
-
-  private planOf(parts: readonly FetchPart[], range: SegmentRange, offset: number, committed: boolean): FetchPlan {
-    return new FetchPlan({
-      parts, firstOffset: range.firstOffset, nextOffset: range.nextOffset, highWatermark: this.positions.highWatermark,
-      lastStableOffset: this.lastStableOffset, logStartOffset: this.positions.logStart,
-      abortedTransactions: committed ? this.local.collectAbortedTxns(offset, range.nextOffset) : [],
-    });
-  }
-
-  /** The pool side of a read: the buffered handle, never past the written position. */
-  private async readFromFile(offset: number, maxBytes: number, bound: number, options: ReadOptions): Promise<FetchPlan> {
-    if (this.positions.state === 'closed') throw logClosed(this.dir);
-    const minOne = options.minOneMessage ?? true;
-    const committed = options.isolation === 'read_committed';
-    const found = await this.local.readFileRange(offset, maxBytes, bound, minOne);
-    if (found === null) return this.emptyPlan(offset);
-    const range = found.range;
-    return this.planOf([{ kind: 'file', file: found.file, position: range.position, length: range.length }], range, offset, committed);
-  }
-
-  private emptyPlan(offset: number): FetchPlan {
-    return new FetchPlan({
-      parts: [], firstOffset: offset, nextOffset: offset, highWatermark: this.positions.highWatermark,
-      lastStableOffset: this.lastStableOffset, logStartOffset: this.positions.logStart, abortedTransactions: [],
-    });
+    return this.reader.tryRead(offset, maxBytes, options);
   }
 
   /**
