@@ -51,21 +51,23 @@
 // position advances past the failure; reads of written data still work.
 
 import { assert } from '@seglog/common';
-import { BlockingPool, Priority } from '@seglog/io';
+import { BlockingPool } from '@seglog/io';
 import type { Io } from '@seglog/io';
 import type { BatchSummary, RecordBatch } from '@seglog/records';
 import type { FetchPlan } from './fetch-plan.js';
 import { commitProducerState, followerResult, lastStableOffsetOf, leaderResult, planFollowerAppend, planLeaderBatch, planMarker, validateLeaderBatch } from './internal/append-accounting.js';
 import type { FollowerPlan, LeaderPlan, PlanContext, TxnMarkerOptions } from './internal/append-accounting.js';
 import { loadLog, replayProducerState } from './internal/log-loader.js';
-import { logClosed, logOffline, logQueueFull, logTruncated } from './internal/log-errors.js';
+import { logClosed, logOffline, logTruncated } from './internal/log-errors.js';
+import { FailStop } from './internal/fail-stop.js';
 import { LogFlusher } from './internal/log-flusher.js';
+import { MutationQueue } from './internal/mutation-queue.js';
 import { LogPositions } from './internal/log-positions.js';
 import { LogReader } from './internal/log-reader.js';
 import { LogRetention } from './internal/log-retention.js';
 import { WriteQueue } from './internal/write-queue.js';
 import { OffsetWaiters } from './internal/offset-waiters.js';
-import { newPlacementMetrics, runOnPool } from './internal/placement.js';
+import { newPlacementMetrics } from './internal/placement.js';
 import type { PlacementMetrics, PlacementReason } from './internal/placement.js';
 import { DEFAULT_WRITER_LIMITS } from './internal/segment-writer.js';
 import type { LeaderEpochCache } from './leader-epoch-cache.js';
@@ -113,12 +115,11 @@ export class Log {
   private readonly segments: LogSegments;
   private readonly ownsPool: boolean;
   /** Mutations queued or running on the chain (the caller path needs 0). */
-  private pendingMutations: number;
-  private readonly maxPendingMutations: number;
+  private readonly failStop: FailStop;
+  private readonly mutations: MutationQueue;
   /** Why the last followerOnCaller call returned null. */
   private followerReason: PlacementReason;
   private readonly positions: LogPositions;
-  private mutationTail: Promise<void>;
   private readonly writtenWaiters: OffsetWaiters;
   private readonly durableWaiters: OffsetWaiters;
   private readonly flusher: LogFlusher;
@@ -130,7 +131,6 @@ export class Log {
   private readonly random: () => number;
   private readonly beforeAppend: ((bytes: number) => void) | null;
   private readonly onOffline: ((cause: unknown) => void) | null;
-  private readonly onRefusal: ((refusal: unknown) => void) | null;
 
   private constructor(io: Io, dir: string, config: LogConfig, options: LogOpenOptions, loaded: Awaited<ReturnType<typeof loadLog>>) {
     this.io = io;
@@ -149,41 +149,46 @@ export class Log {
       ...(cacheOptions.budget === undefined ? {} : { budget: cacheOptions.budget }),
     });
     this.pool = options.pool ?? new BlockingPool({ concurrency: 4, maxQueued: 4096, reservedQueued: 64 });
-    this.segments = new LogSegments(loaded.segments);
-    for (const segment of this.segments.all()) segment.setFailureListener(this.onBackgroundFailure);
-    this.epochCache.setFailureListener(this.onBackgroundFailure);
-    this.ownsPool = options.pool === undefined;
-    this.pendingMutations = 0;
-    this.maxPendingMutations = options.maxPendingMutations ?? DEFAULT_MAX_PENDING_MUTATIONS;
-    this.followerReason = 'pending';
     this.positions = new LogPositions(loaded);
-    this.mutationTail = RESOLVED;
     this.writtenWaiters = new OffsetWaiters();
     this.durableWaiters = new OffsetWaiters();
+    this.onOffline = options.onOffline ?? null;
+    this.failStop = new FailStop({
+      dir, positions: this.positions, writtenWaiters: this.writtenWaiters, durableWaiters: this.durableWaiters,
+      afterOffline: (cause) => {
+        this.flusher.stopTimer();
+        this.onOffline?.(cause);
+      },
+      onRefusal: options.onRefusal ?? null,
+    });
+    this.mutations = new MutationQueue(dir, options.maxPendingMutations ?? DEFAULT_MAX_PENDING_MUTATIONS, this);
+    this.segments = new LogSegments(loaded.segments);
+    for (const segment of this.segments.all()) segment.setFailureListener(this.failStop.onFailure);
+    this.epochCache.setFailureListener(this.failStop.onFailure);
+    this.ownsPool = options.pool === undefined;
+    this.followerReason = 'pending';
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
     this.beforeAppend = options.beforeAppend ?? null;
-    this.onOffline = options.onOffline ?? null;
-    this.onRefusal = options.onRefusal ?? null;
     this.flusher = new LogFlusher({
       io, dir, config, positions: this.positions, segments: this.segments, durableWaiters: this.durableWaiters,
-      metrics: this.metrics, where: this, now: this.now, onFailure: this.onBackgroundFailure,
+      metrics: this.metrics, where: this, now: this.now, onFailure: this.failStop.onFailure,
     });
     // A placeholder over the active segment until activate() (Log.open) makes its writer and reservation.
     this.writeQueue = new WriteQueue({
       io, dir, config, positions: this.positions, tailCache: this.tailCache, writtenWaiters: this.writtenWaiters,
       flusher: this.flusher, metrics: this.metrics, arena: options.arena ?? null,
       writerLimits: options.writerLimits ?? DEFAULT_WRITER_LIMITS,
-      reservationStepBytes: options.reservationStepBytes ?? DEFAULT_RESERVATION_STEP_BYTES, onFailure: this.onBackgroundFailure,
+      reservationStepBytes: options.reservationStepBytes ?? DEFAULT_RESERVATION_STEP_BYTES, onFailure: this.failStop.onFailure,
     }, this.active);
     this.local = new LocalLog({
       io, dir, config, segments: this.segments, writeQueue: this.writeQueue, tailCache: this.tailCache, flusher: this.flusher,
       producerState: this.producerState, positions: this.positions, metrics: this.metrics, now: this.now, random: this.random,
-      onFailure: this.onBackgroundFailure,
+      onFailure: this.failStop.onFailure,
     });
     this.retention = new LogRetention({
       dir, config, positions: this.positions, segments: this.segments, local: this.local, flusher: this.flusher,
-      producerState: this.producerState, epochCache: this.epochCache, now: this.now, failWith: (error) => this.failWith(error),
+      producerState: this.producerState, epochCache: this.epochCache, now: this.now, failWith: (error) => this.failStop.failWith(error),
     });
     this.reader = new LogReader({
       dir, positions: this.positions, segments: this.segments, local: this.local, writeQueue: this.writeQueue,
@@ -294,7 +299,7 @@ export class Log {
   written(offset: number): Promise<void> {
     assert(Number.isSafeInteger(offset), 'Log.written: offset must be a safe integer');
     if (offset < this.positions.durable) return RESOLVED;
-    const refused = this.refusal();
+    const refused = this.failStop.refusal();
     if (refused !== null) return Promise.reject(refused);
     if (offset < this.positions.written) return RESOLVED;
     return this.writtenWaiters.add(offset);
@@ -304,7 +309,7 @@ export class Log {
   durable(offset: number): Promise<void> {
     assert(Number.isSafeInteger(offset), 'Log.durable: offset must be a safe integer');
     if (offset < this.positions.durable) return RESOLVED;
-    const refused = this.refusal();
+    const refused = this.failStop.refusal();
     if (refused !== null) return Promise.reject(refused);
     const promise = this.durableWaiters.add(offset);
     this.flusher.maybeStart();
@@ -330,8 +335,8 @@ export class Log {
       const summary = validateLeaderBatch(buffer, this.config, nowMs);
       const reason = this.leaderPlacement(summary, options.leaderEpoch, nowMs);
       if (reason === null) return Promise.resolve(this.appendLeaderOnCaller(summary, options.leaderEpoch, nowMs));
-      return this.pooledMutation(reason, () => {
-        this.checkWritable();
+      return this.mutations.runPooled(reason, () => {
+        this.failStop.checkWritable();
         // Producer-state checks depend on every earlier append: planned in order.
         const plan = planLeaderBatch(this.producerState, summary, options.leaderEpoch, this.planContext(nowMs));
         return this.appendPlanned(plan, options.leaderEpoch, nowMs);
@@ -368,9 +373,9 @@ export class Log {
     const nowMs = this.now();
     try {
       this.beforeAppend?.(TXN_MARKER_BYTES);
-      this.checkWritable();
-      return this.pooledMutation(this.pendingMutations > 0 ? 'pending' : 'control', async () => {
-        this.checkWritable();
+      this.failStop.checkWritable();
+      return this.mutations.runPooled(this.mutations.pending > 0 ? 'pending' : 'control', async () => {
+        this.failStop.checkWritable();
         const plan = planMarker(this.producerState, marker, this.planContext(nowMs));
         const result = await this.appendPlanned(plan, marker.leaderEpoch, nowMs);
         await this.drainTxnIndex();
@@ -390,8 +395,8 @@ export class Log {
    * rule that sends it to the pool. Throws the log's refusal (offline, closed).
    */
   private leaderPlacement(summary: BatchSummary, leaderEpoch: number, nowMs: number): PlacementReason | null {
-    this.checkWritable();
-    if (this.pendingMutations > 0) return 'pending';
+    this.failStop.checkWritable();
+    if (this.mutations.pending > 0) return 'pending';
     if (!this.writeQueue.ready) return 'init';
     if (summary.isTransactional) return 'transactional';
     if (this.config.messageTimestampType === 'LogAppendTime') return 'timestamp';
@@ -416,31 +421,10 @@ export class Log {
       try {
         this.storeLeader(plan, nowMs);
       } catch (error) {
-        throw this.failWith(error);
+        throw this.failStop.failWith(error);
       }
     }
     return leaderResult(plan, this.positions.logStart);
-  }
-
-  /** Admits a mutation placed on the pool (or refuses it, changing nothing) and queues it on the chain. */
-  private pooledMutation<T>(reason: PlacementReason, op: () => Promise<T>): Promise<T> {
-    if (this.pendingMutations >= this.maxPendingMutations) {
-      throw logQueueFull(this.dir, 'log', { pending: this.pendingMutations, max: this.maxPendingMutations });
-    }
-    if (!this.pool.hasRoom(Priority.append)) {
-      throw logQueueFull(this.dir, 'pool', { queued: this.pool.queued, running: this.pool.running, maxQueued: this.pool.maxQueued });
-    }
-    this.placement.append.pool++;
-    this.placement.reasons[reason]++;
-    return this.mutation(() => this.onPool(op, Priority.append));
-  }
-
-  /**
-   * Runs `task` on the pool. Work already admitted is never refused later: if
-   * the pool's queue filled up in between, it runs without a slot (counted).
-   */
-  private onPool<T>(task: () => Promise<T>, priority: number): Promise<T> {
-    return runOnPool(this, task, priority);
   }
 
   /**
@@ -457,7 +441,7 @@ export class Log {
         await this.writeQueue.ensureRoom(plan.sizeInBytes);
         this.storeLeader(plan, nowMs);
       } catch (error) {
-        throw this.failWith(error);
+        throw this.failStop.failWith(error);
       }
     }
     return leaderResult(plan, this.positions.logStart);
@@ -492,16 +476,11 @@ export class Log {
     try {
       await index.drain();
     } catch (error) {
-      throw this.failWith(error);
+      throw this.failStop.failWith(error);
     }
     // The listener may have taken the log offline meanwhile (another index).
-    this.checkWritable();
+    this.failStop.checkWritable();
   }
-
-  /** Failure reports of background writes (index write-backs, epoch checkpoint rewrites): fail-stop at once. */
-  private readonly onBackgroundFailure = (error: unknown): void => {
-    this.fail(error);
-  };
 
   /** Records an aborted transaction in the active segment (the one holding its ABORT marker). */
   private readonly onAbortedTxn = (txn: AbortedTxn): void => {
@@ -519,8 +498,8 @@ export class Log {
     try {
       const result = this.followerOnCaller(buffer);
       if (result !== null) return Promise.resolve(result);
-      return this.pooledMutation(this.followerReason, () => {
-        this.checkWritable();
+      return this.mutations.runPooled(this.followerReason, () => {
+        this.failStop.checkWritable();
         const plan = planFollowerAppend(this.producerState, buffer, this.planContext(this.now()));
         return this.appendFollowerBatches(buffer, plan);
       });
@@ -536,8 +515,8 @@ export class Log {
 
   private followerOnCaller(buffer: Buffer): AppendResult | null {
     this.beforeAppend?.(buffer.length);
-    this.checkWritable();
-    if (this.pendingMutations > 0) {
+    this.failStop.checkWritable();
+    if (this.mutations.pending > 0) {
       this.followerReason = 'pending';
       return null;
     }
@@ -553,7 +532,7 @@ export class Log {
     try {
       this.storeFollower(buffer, plan, nowMs);
     } catch (error) {
-      throw this.failWith(error);
+      throw this.failStop.failWith(error);
     }
     return followerResult(plan, this.positions.logStart);
   }
@@ -587,7 +566,7 @@ export class Log {
       await this.writeQueue.ensureRoom(size);
       this.storeFollower(buffer, plan, nowMs);
     } catch (error) {
-      throw this.failWith(error);
+      throw this.failStop.failWith(error);
     }
     return followerResult(plan, this.positions.logStart);
   }
@@ -612,13 +591,13 @@ export class Log {
 
   /** Rolls now (tests, tools, retention): a new empty active segment at the log end offset. */
   forceRoll(): Promise<void> {
-    return this.mutation(async () => {
-      this.checkWritable();
+    return this.mutations.run(async () => {
+      this.failStop.checkWritable();
       if (this.active.isEmpty) return;
       try {
         await this.local.roll(this.positions.logEnd, this.now());
       } catch (error) {
-        throw this.failWith(error);
+        throw this.failStop.failWith(error);
       }
     });
   }
@@ -630,18 +609,18 @@ export class Log {
    * fdatasyncs the .log files and the directory if needed.
    */
   flush(): Promise<void> {
-    return this.mutation(() => this.flushAll());
+    return this.mutations.run(() => this.flushAll());
   }
 
   private async flushAll(): Promise<void> {
-    this.checkWritable();
+    this.failStop.checkWritable();
     const end = this.positions.logEnd;
     if (end > this.positions.durable) await this.durable(end - 1);
     if (this.flusher.isDirDirty) {
       try {
         await this.flusher.syncDir();
       } catch (error) {
-        throw this.failWith(error);
+        throw this.failStop.failWith(error);
       }
     }
   }
@@ -695,8 +674,8 @@ export class Log {
    */
   truncateTo(offset: number): Promise<boolean> {
     assert(Number.isSafeInteger(offset) && offset >= 0, 'Log.truncateTo: offset must be a non-negative safe integer');
-    return this.mutation(async () => {
-      this.checkWritable();
+    return this.mutations.run(async () => {
+      this.failStop.checkWritable();
       if (offset >= this.positions.logEnd) {
         this.epochCache.truncateFromEnd(this.positions.logEnd);
         return false;
@@ -717,7 +696,7 @@ export class Log {
       this.setPositionsAfterTruncation(offset, Math.min(offset, this.active.nextOffset));
       await this.reloadProducerState(offset);
     } catch (error) {
-      throw this.failWith(error);
+      throw this.failStop.failWith(error);
     } finally {
       this.flusher.resume();
     }
@@ -752,8 +731,8 @@ export class Log {
   /** Deletes every segment and starts empty at `offset` (§18); logStartOffset defaults to `offset`. */
   truncateFullyAndStartAt(offset: number, logStartOffset?: number): Promise<void> {
     assert(Number.isSafeInteger(offset) && offset >= 0, 'Log.truncateFullyAndStartAt: offset must be a non-negative safe integer');
-    return this.mutation(async () => {
-      this.checkWritable();
+    return this.mutations.run(async () => {
+      this.failStop.checkWritable();
       await this.replaceAllSegments(offset, logStartOffset);
     });
   }
@@ -765,7 +744,7 @@ export class Log {
       await this.epochCache.clear();
       await this.producerState.truncateFullyAndStartAt(offset);
     } catch (error) {
-      throw this.failWith(error);
+      throw this.failStop.failWith(error);
     } finally {
       this.flusher.resume();
     }
@@ -784,8 +763,8 @@ export class Log {
    * segment (it rolls first when every segment goes). Returns the count.
    */
   deleteOldSegments(nowMs?: number): Promise<number> {
-    return this.mutation(async () => {
-      this.checkWritable();
+    return this.mutations.run(async () => {
+      this.failStop.checkWritable();
       return this.retention.deleteOldSegments(nowMs ?? this.now());
     });
   }
@@ -798,8 +777,8 @@ export class Log {
    */
   deleteRecords(offset: number): Promise<number> {
     assert(Number.isSafeInteger(offset), 'Log.deleteRecords: offset must be a safe integer');
-    return this.mutation(async () => {
-      this.checkWritable();
+    return this.mutations.run(async () => {
+      this.failStop.checkWritable();
       return this.retention.deleteRecords(offset);
     });
   }
@@ -814,8 +793,8 @@ export class Log {
    * keep their .log handles until released.
    */
   close(): Promise<void> {
-    if (this.positions.state === 'closed') return this.mutationTail;
-    return this.mutation(async () => {
+    if (this.positions.state === 'closed') return this.mutations.tail;
+    return this.mutations.run(async () => {
       if (this.positions.state === 'closed') return;
       let failure: unknown;
       if (this.positions.state === 'open') {
@@ -826,7 +805,7 @@ export class Log {
           await this.epochCache.flush();
         } catch (error) {
           failure = error;
-          this.fail(error);
+          this.failStop.fail(error);
         }
       }
       await this.release();
@@ -870,59 +849,8 @@ export class Log {
    * No-op unless open.
    */
   markOffline(cause: unknown): void {
-    this.fail(cause);
+    this.failStop.fail(cause);
   }
-
-  /** Marks the log offline (once) and rejects every waiter. */
-  private fail(error: unknown): void {
-    if (this.positions.state !== 'open') return;
-    this.positions.state = 'offline';
-    this.positions.failure = error;
-    const offline = logOffline(this.dir, error);
-    this.writtenWaiters.rejectAll(offline);
-    this.durableWaiters.rejectAll(offline);
-    this.flusher.stopTimer();
-    this.onOffline?.(error);
-  }
-
-  /**
-   * The I/O-error funnel of mutations: the log goes offline and the caller
-   * gets SEGLOG_ERR_LOG_OFFLINE. A retriable refusal (a resource missing
-   * before any byte was at risk) passes through and the log stays open.
-   */
-  private failWith(error: unknown): unknown {
-    if (this.positions.state === 'closed') return error;
-    if ((error as { code?: unknown } | null)?.code === 'SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE') {
-      this.onRefusal?.(error);
-      return error;
-    }
-    this.fail(error);
-    return logOffline(this.dir, this.positions.failure);
-  }
-
-  private refusal(): unknown {
-    if (this.positions.state === 'offline') return logOffline(this.dir, this.positions.failure);
-    if (this.positions.state === 'closed') return logClosed(this.dir);
-    return null;
-  }
-
-  private checkWritable(): void {
-    const refused = this.refusal();
-    if (refused !== null) throw refused;
-  }
-
-  /** Runs `op` after every mutation queued before it. */
-  private mutation<T>(op: () => Promise<T>): Promise<T> {
-    this.pendingMutations++;
-    const result = this.mutationTail.then(op);
-    // Registered before the caller's continuation, so a caller that awaited this mutation sees it settled.
-    this.mutationTail = result.then(this.mutationDone, this.mutationDone);
-    return result;
-  }
-
-  private readonly mutationDone = (): void => {
-    this.pendingMutations--;
-  };
 
   private get active(): Segment {
     return this.segments.active;
