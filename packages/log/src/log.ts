@@ -53,13 +53,13 @@
 import { assert } from '@seglog/common';
 import { BlockingPool } from '@seglog/io';
 import type { Io } from '@seglog/io';
-import type { BatchSummary, RecordBatch } from '@seglog/records';
 import type { FetchPlan } from './fetch-plan.js';
-import { commitProducerState, followerResult, lastStableOffsetOf, leaderResult, planFollowerAppend, planLeaderBatch, planMarker, validateLeaderBatch } from './internal/append-accounting.js';
-import type { FollowerPlan, LeaderPlan, PlanContext, TxnMarkerOptions } from './internal/append-accounting.js';
+import { lastStableOffsetOf } from './internal/append-accounting.js';
+import type { TxnMarkerOptions } from './internal/append-accounting.js';
 import { loadLog, replayProducerState } from './internal/log-loader.js';
 import { logClosed, logOffline, logTruncated } from './internal/log-errors.js';
 import { FailStop } from './internal/fail-stop.js';
+import { LogAppender } from './internal/log-appender.js';
 import { LogFlusher } from './internal/log-flusher.js';
 import { MutationQueue } from './internal/mutation-queue.js';
 import { LogPositions } from './internal/log-positions.js';
@@ -68,7 +68,7 @@ import { LogRetention } from './internal/log-retention.js';
 import { WriteQueue } from './internal/write-queue.js';
 import { OffsetWaiters } from './internal/offset-waiters.js';
 import { newPlacementMetrics } from './internal/placement.js';
-import type { PlacementMetrics, PlacementReason } from './internal/placement.js';
+import type { PlacementMetrics } from './internal/placement.js';
 import { DEFAULT_WRITER_LIMITS } from './internal/segment-writer.js';
 import type { LeaderEpochCache } from './leader-epoch-cache.js';
 import type { LogConfig } from './log-config.js';
@@ -80,7 +80,6 @@ import type { Segment } from './segment.js';
 import type { TimestampLookup } from './segment.js';
 import type { ProducerStateManager } from './producer-state-manager.js';
 import { TailCache } from './tail-cache.js';
-import type { AbortedTxn } from './txn-index.js';
 
 export type { CorruptionPolicy } from './internal/log-loader.js';
 export { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './log-types.js';
@@ -88,8 +87,6 @@ export type { ActiveWriteMode, AppendResult, LogMetrics, LogOpenOptions, LogStat
 export type { TxnMarkerOptions } from './internal/append-accounting.js';
 export type { PlacementMetrics, PlacementReasons, PlacementReason } from './internal/placement.js';
 
-/** A COMMIT/ABORT control batch is 78 bytes (reference/kafka-storage.md §4). */
-const TXN_MARKER_BYTES = 78;
 const RESOLVED: Promise<void> = Promise.resolve();
 const noop = (): void => undefined;
 const MiB = 1024 * 1024;
@@ -117,8 +114,6 @@ export class Log {
   /** Mutations queued or running on the chain (the caller path needs 0). */
   private readonly failStop: FailStop;
   private readonly mutations: MutationQueue;
-  /** Why the last followerOnCaller call returned null. */
-  private followerReason: PlacementReason;
   private readonly positions: LogPositions;
   private readonly writtenWaiters: OffsetWaiters;
   private readonly durableWaiters: OffsetWaiters;
@@ -127,9 +122,9 @@ export class Log {
   private readonly local: LocalLog;
   private readonly retention: LogRetention;
   private readonly reader: LogReader;
+  private readonly appender: LogAppender;
   private readonly now: () => number;
   private readonly random: () => number;
-  private readonly beforeAppend: ((bytes: number) => void) | null;
   private readonly onOffline: ((cause: unknown) => void) | null;
 
   private constructor(io: Io, dir: string, config: LogConfig, options: LogOpenOptions, loaded: Awaited<ReturnType<typeof loadLog>>) {
@@ -166,10 +161,8 @@ export class Log {
     for (const segment of this.segments.all()) segment.setFailureListener(this.failStop.onFailure);
     this.epochCache.setFailureListener(this.failStop.onFailure);
     this.ownsPool = options.pool === undefined;
-    this.followerReason = 'pending';
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
-    this.beforeAppend = options.beforeAppend ?? null;
     this.flusher = new LogFlusher({
       io, dir, config, positions: this.positions, segments: this.segments, durableWaiters: this.durableWaiters,
       metrics: this.metrics, where: this, now: this.now, onFailure: this.failStop.onFailure,
@@ -193,6 +186,12 @@ export class Log {
     this.reader = new LogReader({
       dir, positions: this.positions, segments: this.segments, local: this.local, writeQueue: this.writeQueue,
       tailCache: this.tailCache, producerState: this.producerState, where: this,
+    });
+    this.appender = new LogAppender({
+      dir, config, positions: this.positions, segments: this.segments, local: this.local, writeQueue: this.writeQueue,
+      flusher: this.flusher, epochCache: this.epochCache, producerState: this.producerState, placement: this.placement,
+      metrics: this.metrics, mutations: this.mutations, failStop: this.failStop, now: this.now,
+      beforeAppend: options.beforeAppend ?? null,
     });
     this.flusher.startTimer();
   }
@@ -329,21 +328,7 @@ export class Log {
    * SEGLOG_ERR_LOG_QUEUE_FULL.
    */
   appendAsLeader(buffer: Buffer, options: { readonly leaderEpoch: number }): Promise<AppendResult> {
-    const nowMs = this.now();
-    try {
-      this.beforeAppend?.(buffer.length);
-      const summary = validateLeaderBatch(buffer, this.config, nowMs);
-      const reason = this.leaderPlacement(summary, options.leaderEpoch, nowMs);
-      if (reason === null) return Promise.resolve(this.appendLeaderOnCaller(summary, options.leaderEpoch, nowMs));
-      return this.mutations.runPooled(reason, () => {
-        this.failStop.checkWritable();
-        // Producer-state checks depend on every earlier append: planned in order.
-        const plan = planLeaderBatch(this.producerState, summary, options.leaderEpoch, this.planContext(nowMs));
-        return this.appendPlanned(plan, options.leaderEpoch, nowMs);
-      });
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return this.appender.appendAsLeader(buffer, options);
   }
 
   /**
@@ -352,11 +337,7 @@ export class Log {
    * appendAsLeader, which validates again). Invalid batches throw.
    */
   tryAppendAsLeader(buffer: Buffer, options: { readonly leaderEpoch: number }): AppendResult | null {
-    const nowMs = this.now();
-    this.beforeAppend?.(buffer.length);
-    const summary = validateLeaderBatch(buffer, this.config, nowMs);
-    if (this.leaderPlacement(summary, options.leaderEpoch, nowMs) !== null) return null;
-    return this.appendLeaderOnCaller(summary, options.leaderEpoch, nowMs);
+    return this.appender.tryAppendAsLeader(buffer, options);
   }
 
   /**
@@ -369,123 +350,8 @@ export class Log {
    * but completes nothing. Always pool work.
    */
   appendMarker(marker: TxnMarkerOptions): Promise<AppendResult> {
-    assert(Number.isSafeInteger(marker.producerId) && marker.producerId >= 0, 'Log.appendMarker: producerId must be a safe integer >= 0');
-    const nowMs = this.now();
-    try {
-      this.beforeAppend?.(TXN_MARKER_BYTES);
-      this.failStop.checkWritable();
-      return this.mutations.runPooled(this.mutations.pending > 0 ? 'pending' : 'control', async () => {
-        this.failStop.checkWritable();
-        const plan = planMarker(this.producerState, marker, this.planContext(nowMs));
-        const result = await this.appendPlanned(plan, marker.leaderEpoch, nowMs);
-        await this.drainTxnIndex();
-        return result;
-      });
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return this.appender.appendMarker(marker);
   }
-
-  private planContext(nowMs: number): PlanContext {
-    return { dir: this.dir, config: this.config, logEndOffset: this.positions.logEnd, nowMs };
-  }
-
-  /**
-   * Where a validated producer batch runs: null = the caller, else the first
-   * rule that sends it to the pool. Throws the log's refusal (offline, closed).
-   */
-  private leaderPlacement(summary: BatchSummary, leaderEpoch: number, nowMs: number): PlacementReason | null {
-    this.failStop.checkWritable();
-    if (this.mutations.pending > 0) return 'pending';
-    if (!this.writeQueue.ready) return 'init';
-    if (summary.isTransactional) return 'transactional';
-    if (this.config.messageTimestampType === 'LogAppendTime') return 'timestamp';
-    const firstOffset = this.positions.logEnd;
-    if (this.epochCache.hasUnwrittenChanges || (leaderEpoch >= 0 && this.epochCache.isUpdateNeeded(leaderEpoch, firstOffset))) return 'epoch';
-    return this.storagePlacement(summary.sizeInBytes, summary.maxTimestamp, firstOffset + summary.lastOffsetDelta, nowMs);
-  }
-
-  /** The storage rules of the caller path: no roll, no forced flush, reserved room, writer room. */
-  private storagePlacement(sizeInBytes: number, maxTimestamp: number, lastOffset: number, nowMs: number): PlacementReason | null {
-    const active = this.active;
-    if (active.shouldRoll(sizeInBytes, maxTimestamp, lastOffset, nowMs)) return 'roll';
-    if (lastOffset + 1 - this.positions.durable >= this.config.flushIntervalMessages) return 'flush';
-    return this.writeQueue.roomFor(sizeInBytes);
-  }
-
-  /** The caller path of a leader append: plan (may throw, nothing changed), book, queue, commit. */
-  private appendLeaderOnCaller(summary: BatchSummary, leaderEpoch: number, nowMs: number): AppendResult {
-    const plan = planLeaderBatch(this.producerState, summary, leaderEpoch, this.planContext(nowMs));
-    this.placement.append.caller++;
-    if (plan.batch !== null) {
-      try {
-        this.storeLeader(plan, nowMs);
-      } catch (error) {
-        throw this.failStop.failWith(error);
-      }
-    }
-    return leaderResult(plan, this.positions.logStart);
-  }
-
-  /**
-   * Stores a planned leader append: leader-epoch assign, roll, segment
-   * bookkeeping, writer, LEO, and the producer-state commit in the same
-   * synchronous step. A duplicate writes nothing and answers its original
-   * offsets. The roll's snapshot encodes committed state, without this batch.
-   */
-  private async appendPlanned(plan: LeaderPlan, leaderEpoch: number, nowMs: number): Promise<AppendResult> {
-    if (plan.batch !== null) {
-      try {
-        await this.settleEpoch(leaderEpoch, plan.firstOffset);
-        if (this.active.shouldRoll(plan.sizeInBytes, plan.maxTimestamp, plan.lastOffset, nowMs)) await this.local.roll(plan.firstOffset, nowMs);
-        await this.writeQueue.ensureRoom(plan.sizeInBytes);
-        this.storeLeader(plan, nowMs);
-      } catch (error) {
-        throw this.failStop.failWith(error);
-      }
-    }
-    return leaderResult(plan, this.positions.logStart);
-  }
-
-  private storeLeader(plan: LeaderPlan, nowMs: number): void {
-    this.active.appendBatch(plan.sizeInBytes, plan.lastOffset, plan.maxTimestamp, nowMs);
-    this.enqueueWrite((plan.batch as RecordBatch).bytes(), plan.lastOffset);
-    commitProducerState(this.producerState, plan, plan.lastOffset + 1, this.onAbortedTxn);
-  }
-
-  /**
-   * The conservative epoch rule: an epoch change is assigned (its checkpoint
-   * written) and any unwritten checkpoint change (a truncation's background
-   * rewrite) is made durable before the append is acknowledged.
-   */
-  private async settleEpoch(epoch: number, startOffset: number): Promise<void> {
-    if (epoch >= 0 && this.epochCache.isUpdateNeeded(epoch, startOffset)) await this.epochCache.assign(epoch, startOffset);
-    if (this.epochCache.hasUnwrittenChanges) await this.epochCache.flush();
-  }
-
-  /**
-   * A marker's acknowledgement depends on its .txnindex entry (the record
-   * read_committed fetches use to skip the aborted data): wait for the active
-   * segment's write-back, so a failed one refuses the marker (the log is
-   * offline) instead of surfacing at close(). COMMIT markers and markers
-   * that abort nothing find nothing to write. Markers are rare pool work.
-   */
-  private async drainTxnIndex(): Promise<void> {
-    const index = this.active.txnIndex;
-    if (index === null) return;
-    try {
-      await index.drain();
-    } catch (error) {
-      throw this.failStop.failWith(error);
-    }
-    // The listener may have taken the log offline meanwhile (another index).
-    this.failStop.checkWritable();
-  }
-
-  /** Records an aborted transaction in the active segment (the one holding its ABORT marker). */
-  private readonly onAbortedTxn = (txn: AbortedTxn): void => {
-    if (this.active.appendAbortedTxn(txn)) this.flusher.markDirDirty();
-  };
 
   /**
    * Appends leader-assigned batches verbatim (replication): framing and CRC
@@ -495,96 +361,12 @@ export class Log {
    * are ignored. Placed like appendAsLeader; every batch's epoch is checked.
    */
   appendAsFollower(buffer: Buffer): Promise<AppendResult> {
-    try {
-      const result = this.followerOnCaller(buffer);
-      if (result !== null) return Promise.resolve(result);
-      return this.mutations.runPooled(this.followerReason, () => {
-        this.failStop.checkWritable();
-        const plan = planFollowerAppend(this.producerState, buffer, this.planContext(this.now()));
-        return this.appendFollowerBatches(buffer, plan);
-      });
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return this.appender.appendAsFollower(buffer);
   }
 
   /** The synchronous form of appendAsFollower: the result on the caller, or null (nothing changed). */
   tryAppendAsFollower(buffer: Buffer): AppendResult | null {
-    return this.followerOnCaller(buffer);
-  }
-
-  private followerOnCaller(buffer: Buffer): AppendResult | null {
-    this.beforeAppend?.(buffer.length);
-    this.failStop.checkWritable();
-    if (this.mutations.pending > 0) {
-      this.followerReason = 'pending';
-      return null;
-    }
-    const nowMs = this.now();
-    // Nothing is pending, so this is the plan the chain would make; it is pure until committed.
-    const plan = planFollowerAppend(this.producerState, buffer, this.planContext(nowMs));
-    const reason = this.followerPlacement(plan, nowMs);
-    if (reason !== null) {
-      this.followerReason = reason;
-      return null;
-    }
-    this.placement.append.caller++;
-    try {
-      this.storeFollower(buffer, plan, nowMs);
-    } catch (error) {
-      throw this.failStop.failWith(error);
-    }
-    return followerResult(plan, this.positions.logStart);
-  }
-
-  private followerPlacement(plan: FollowerPlan, nowMs: number): PlacementReason | null {
-    if (!this.writeQueue.ready) return 'init';
-    for (const batch of plan.batches) {
-      if (batch.isControl) return 'control';
-      if (batch.isTransactional) return 'transactional';
-      const epoch = batch.partitionLeaderEpoch;
-      if (epoch >= 0 && this.epochCache.isUpdateNeeded(epoch, batch.baseOffset)) return 'epoch';
-    }
-    if (this.epochCache.hasUnwrittenChanges) return 'epoch';
-    const last = plan.batches[plan.batches.length - 1] as RecordBatch;
-    return this.storagePlacement(plan.sizeInBytes, plan.maxTimestamp, last.lastOffset, nowMs);
-  }
-
-  private async appendFollowerBatches(buffer: Buffer, plan: FollowerPlan): Promise<AppendResult> {
-    const batches = plan.batches;
-    const first = batches[0] as RecordBatch;
-    const last = batches[batches.length - 1] as RecordBatch;
-    const size = plan.sizeInBytes;
-    const nowMs = this.now();
-    try {
-      for (const batch of batches) {
-        const epoch = batch.partitionLeaderEpoch;
-        if (epoch >= 0 && this.epochCache.isUpdateNeeded(epoch, batch.baseOffset)) await this.epochCache.assign(epoch, batch.baseOffset);
-      }
-      await this.settleEpoch(-1, 0);
-      if (this.active.shouldRoll(size, plan.maxTimestamp, last.lastOffset, nowMs)) await this.local.roll(first.baseOffset, nowMs);
-      await this.writeQueue.ensureRoom(size);
-      this.storeFollower(buffer, plan, nowMs);
-    } catch (error) {
-      throw this.failStop.failWith(error);
-    }
-    return followerResult(plan, this.positions.logStart);
-  }
-
-  private storeFollower(buffer: Buffer, plan: FollowerPlan, nowMs: number): void {
-    const last = plan.batches[plan.batches.length - 1] as RecordBatch;
-    for (const batch of plan.batches) this.active.appendBatch(batch.sizeInBytes, batch.lastOffset, batch.maxTimestamp, nowMs);
-    this.enqueueWrite(buffer.subarray(0, plan.sizeInBytes), last.lastOffset);
-    commitProducerState(this.producerState, plan, last.lastOffset + 1, this.onAbortedTxn);
-  }
-
-  /** Queues accepted bytes (already booked in the active segment), caches them, and advances the log end offset. */
-  private enqueueWrite(bytes: Buffer, lastOffset: number): void {
-    this.writeQueue.enqueue(bytes, lastOffset);
-    this.positions.logEnd = lastOffset + 1;
-    this.metrics.appends++;
-    this.metrics.appendedBytes += bytes.length;
-    if (this.positions.logEnd - this.positions.durable >= this.config.flushIntervalMessages) this.flusher.request(this.positions.logEnd);
+    return this.appender.tryAppendAsFollower(buffer);
   }
 
   // ---- roll --------------------------------------------------------------
