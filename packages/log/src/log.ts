@@ -27,28 +27,28 @@
 //
 // Placement (ARCHITECTURE.md "Placement"): an append whose storage work can
 // be queued without waiting runs on the caller, synchronously inside
-// appendAsLeader/appendAsFollower (the returned promise is already resolved;
-// tryAppendAsLeader/tryAppendAsFollower return the result itself) — only
-// when no mutation is pending, so it never overtakes a pooled one. Every
-// other append is a mutation on the chain whose body runs as a BlockingPool
-// task (Priority.append). A read of the active segment whose sparse-index
-// floor entry and every following byte are in the TailCache is served on the
-// caller from memory (inline parts); other reads run on the pool from the
-// buffered handle. Rules and reasons: canAppendOnCaller, internal/placement.ts.
+// appendAsLeader/appendAsFollower (tryAppendAsLeader/tryAppendAsFollower
+// return the result itself) — only when no mutation is pending, so it never
+// overtakes a pooled one; every other append is a mutation whose body runs
+// as a BlockingPool task. Reads of cached tail bytes are served on the
+// caller, others on the pool. Write modes: buffered or direct, per segment
+// (internal/write-queue.ts). Fail-stop: any write, fsync, rename, truncate or
+// checkpoint failure takes the log offline (internal/fail-stop.ts).
 //
-// Write modes (config.writeMode, chosen per segment when it becomes active):
-// buffered (one read-write handle) or direct (a second, O_DIRECT handle for
-// the DirectSegmentWriter and the reservation; reads keep the buffered
-// handle). Direct falls back to buffered for a segment when no staging chunk
-// is free (SEGLOG_ERR_LOG_STAGING_EXHAUSTED) or the file system refuses
-// O_DIRECT. Reservation growth (config.preallocate → 'zero' steps) runs on
-// the pool after the writer is drained (the zero fill starts at the file's
-// current size, which an in-flight write could still be extending).
-//
-// Fail-stop: any error from a write, fsync, rename, truncate or checkpoint
-// write marks the log offline (first error kept as cause). Later mutations
-// and written()/durable() waiters reject with SEGLOG_ERR_LOG_OFFLINE; no
-// position advances past the failure; reads of written data still work.
+// Structure (Kafka's storage module as the model). This class is Kafka's
+// UnifiedLog: the public API, the positions, producer state, HW/LSO,
+// truncation's effect on them, open and close. Below it:
+// - LocalLog (local-log.ts): the segments on disk: roll, file reads,
+//   segment-level truncation, deletion; over LogSegments (log-segments.ts),
+//   the ordered collection with floor lookups.
+// - internal/log-appender.ts: validation, placement and storing of appends.
+// - internal/log-reader.ts: reads as fetch plans (tail cache or file).
+// - internal/write-queue.ts: the active segment's writer and reservation.
+// - internal/log-flusher.ts: group commit (fdatasync rounds, flush.ms).
+// - internal/log-retention.ts: deleteOldSegments, deleteRecords.
+// - internal/mutation-queue.ts, internal/fail-stop.ts: the call-order chain
+//   of mutations and the I/O-error funnel every collaborator shares.
+// - internal/log-positions.ts: the positions and state they all read.
 
 import { assert } from '@seglog/common';
 import { BlockingPool } from '@seglog/io';
