@@ -3,8 +3,8 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LogSegments } from '../src/log-segments.js';
-import type { Segment } from '../src/segment.js';
+import { LogSegments } from '../src/log/log-segments.js';
+import type { Segment } from '../src/segment/segment.js';
 
 function fakeSegments(bases: readonly number[]): Segment[] {
   return bases.map((baseOffset) => ({ baseOffset, size: baseOffset % 7 }) as unknown as Segment);

@@ -4,10 +4,10 @@
 // circle between log.ts and its collaborators).
 
 import type { AlignedArena, BlockingPool } from '@seglog/io';
-import type { IsolationLevel } from './fetch-plan.js';
-import type { CorruptionPolicy } from './internal/log-loader.js';
-import type { BufferedWriterLimits } from './internal/segment-writer.js';
-import type { TailCacheBudget } from './tail-cache.js';
+import type { IsolationLevel } from '../fetch-plan.js';
+import type { CorruptionPolicy } from '../recovery/log-loader.js';
+import type { BufferedWriterLimits } from '../segment/segment-writer.js';
+import type { TailCacheBudget } from '../cache/tail-cache.js';
 
 export interface TailCacheOptionsForLog {
   /** Chunk memory of this log's cache (pinned, unwritten bytes excepted). Default 8 MiB. */

@@ -9,7 +9,7 @@
 // iterating the array it got from all() keeps a consistent view.
 
 import { assert } from '@seglog/common';
-import type { Segment } from './segment.js';
+import type { Segment } from '../segment/segment.js';
 
 export class LogSegments {
   private segments: Segment[];

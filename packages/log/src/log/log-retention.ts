@@ -11,13 +11,13 @@
 // The log start offset only grows here; the high watermark follows it, and
 // producer state and the leader-epoch cache are trimmed to it.
 
-import type { LeaderEpochCache } from '../leader-epoch-cache.js';
-import type { LocalLog } from '../local-log.js';
+import type { LeaderEpochCache } from '../checkpoint/leader-epoch-cache.js';
+import type { LocalLog } from './local-log.js';
 import type { LogConfig } from '../log-config.js';
-import type { LogSegments } from '../log-segments.js';
-import type { ProducerStateManager } from '../producer-state-manager.js';
-import type { Segment } from '../segment.js';
-import { offsetOutOfRange } from './log-errors.js';
+import type { LogSegments } from './log-segments.js';
+import type { ProducerStateManager } from '../producer/producer-state-manager.js';
+import type { Segment } from '../segment/segment.js';
+import { offsetOutOfRange } from '../internal/log-errors.js';
 import type { LogFlusher } from './log-flusher.js';
 import type { LogPositions } from './log-positions.js';
 

@@ -17,14 +17,14 @@
 import { Priority } from '@seglog/io';
 import type { Io } from '@seglog/io';
 import type { LogConfig } from '../log-config.js';
-import type { LogSegments } from '../log-segments.js';
-import type { LogMetrics } from '../log-types.js';
-import type { Segment } from '../segment.js';
+import type { LogSegments } from './log-segments.js';
+import type { LogMetrics } from './log-types.js';
+import type { Segment } from '../segment/segment.js';
 import type { LogPositions } from './log-positions.js';
 import type { OffsetWaiters } from './offset-waiters.js';
 import { runOnPool } from './placement.js';
 import type { PoolPlacement } from './placement.js';
-import { seams } from './test-seams.js';
+import { seams } from '../internal/test-seams.js';
 
 const NEVER = Number.MAX_SAFE_INTEGER;
 const TIMER_MAX_MS = 0x7fffffff;

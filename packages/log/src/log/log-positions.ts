@@ -13,7 +13,7 @@
 //
 // A hot object: one shape, every field assigned in the constructor.
 
-import type { LogState } from '../log-types.js';
+import type { LogState } from './log-types.js';
 
 export interface InitialPositions {
   readonly logEndOffset: number;

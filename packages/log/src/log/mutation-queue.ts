@@ -8,7 +8,7 @@
 // never refused later (runOnPool overflows instead).
 
 import { Priority } from '@seglog/io';
-import { logQueueFull } from './log-errors.js';
+import { logQueueFull } from '../internal/log-errors.js';
 import { runOnPool } from './placement.js';
 import type { PlacementReason, PoolPlacement } from './placement.js';
 

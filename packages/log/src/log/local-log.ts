@@ -18,19 +18,19 @@
 
 import { assert } from '@seglog/common';
 import type { Io } from '@seglog/io';
-import type { SegmentFileRef } from './fetch-plan.js';
-import type { LogFlusher } from './internal/log-flusher.js';
-import { isTransientResourceError, logResourceUnavailable } from './internal/log-errors.js';
-import type { LogPositions } from './internal/log-positions.js';
-import type { WriteQueue } from './internal/write-queue.js';
-import type { LogConfig } from './log-config.js';
+import type { SegmentFileRef } from '../fetch-plan.js';
+import type { LogFlusher } from './log-flusher.js';
+import { isTransientResourceError, logResourceUnavailable } from '../internal/log-errors.js';
+import type { LogPositions } from './log-positions.js';
+import type { WriteQueue } from './write-queue.js';
+import type { LogConfig } from '../log-config.js';
 import type { LogSegments } from './log-segments.js';
 import type { LogMetrics } from './log-types.js';
-import type { ProducerStateManager } from './producer-state-manager.js';
-import { Segment } from './segment.js';
-import type { SegmentRange, TimestampLookup } from './segment.js';
-import type { TailCache } from './tail-cache.js';
-import type { AbortedTxn } from './txn-index.js';
+import type { ProducerStateManager } from '../producer/producer-state-manager.js';
+import { Segment } from '../segment/segment.js';
+import type { SegmentRange, TimestampLookup } from '../segment/segment.js';
+import type { TailCache } from '../cache/tail-cache.js';
+import type { AbortedTxn } from '../segment/txn-index.js';
 
 const TIMER_MAX_MS = 0x7fffffff;
 

@@ -9,7 +9,7 @@
 //
 // Invariant: state only moves open → offline (here) and → closed (close).
 
-import { logClosed, logOffline } from './log-errors.js';
+import { logClosed, logOffline } from '../internal/log-errors.js';
 import type { LogPositions } from './log-positions.js';
 import type { OffsetWaiters } from './offset-waiters.js';
 

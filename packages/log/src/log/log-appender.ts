@@ -2,7 +2,7 @@
 // path", "Placement"). It validates a batch, decides where it runs (the
 // caller, synchronously, when its storage work can be queued without
 // waiting; else a pooled mutation on the chain), plans it against producer
-// state (internal/append-accounting.ts), and stores it: leader-epoch
+// state (log/append-accounting.ts), and stores it: leader-epoch
 // checkpoint, roll, room, booking in the active segment, the write queue,
 // the log end offset and the producer-state commit in one synchronous step.
 //
@@ -17,14 +17,14 @@
 
 import { assert } from '@seglog/common';
 import type { BatchSummary, RecordBatch } from '@seglog/records';
-import type { LeaderEpochCache } from '../leader-epoch-cache.js';
-import type { LocalLog } from '../local-log.js';
+import type { LeaderEpochCache } from '../checkpoint/leader-epoch-cache.js';
+import type { LocalLog } from './local-log.js';
 import type { LogConfig } from '../log-config.js';
-import type { LogSegments } from '../log-segments.js';
-import type { AppendResult, LogMetrics } from '../log-types.js';
-import type { ProducerStateManager } from '../producer-state-manager.js';
-import type { Segment } from '../segment.js';
-import type { AbortedTxn } from '../txn-index.js';
+import type { LogSegments } from './log-segments.js';
+import type { AppendResult, LogMetrics } from './log-types.js';
+import type { ProducerStateManager } from '../producer/producer-state-manager.js';
+import type { Segment } from '../segment/segment.js';
+import type { AbortedTxn } from '../segment/txn-index.js';
 import { commitProducerState, followerResult, leaderResult, planFollowerAppend, planLeaderBatch, planMarker, validateLeaderBatch } from './append-accounting.js';
 import type { FollowerPlan, LeaderPlan, PlanContext, TxnMarkerOptions } from './append-accounting.js';
 import type { FailStop } from './fail-stop.js';

@@ -32,8 +32,8 @@
 // overtakes a pooled one; every other append is a mutation whose body runs
 // as a BlockingPool task. Reads of cached tail bytes are served on the
 // caller, others on the pool. Write modes: buffered or direct, per segment
-// (internal/write-queue.ts). Fail-stop: any write, fsync, rename, truncate or
-// checkpoint failure takes the log offline (internal/fail-stop.ts).
+// (log/write-queue.ts). Fail-stop: any write, fsync, rename, truncate or
+// checkpoint failure takes the log offline (log/fail-stop.ts).
 //
 // Structure (Kafka's storage module as the model). This class is Kafka's
 // UnifiedLog: the public API, the positions, producer state, HW/LSO,
@@ -41,51 +41,51 @@
 // - LocalLog (local-log.ts): the segments on disk: roll, file reads,
 //   segment-level truncation, deletion; over LogSegments (log-segments.ts),
 //   the ordered collection with floor lookups.
-// - internal/log-appender.ts: validation, placement and storing of appends.
-// - internal/log-reader.ts: reads as fetch plans (tail cache or file).
-// - internal/write-queue.ts: the active segment's writer and reservation.
-// - internal/log-flusher.ts: group commit (fdatasync rounds, flush.ms).
-// - internal/log-retention.ts: deleteOldSegments, deleteRecords.
-// - internal/mutation-queue.ts, internal/fail-stop.ts: the call-order chain
+// - log/log-appender.ts: validation, placement and storing of appends.
+// - log/log-reader.ts: reads as fetch plans (tail cache or file).
+// - log/write-queue.ts: the active segment's writer and reservation.
+// - log/log-flusher.ts: group commit (fdatasync rounds, flush.ms).
+// - log/log-retention.ts: deleteOldSegments, deleteRecords.
+// - log/mutation-queue.ts, log/fail-stop.ts: the call-order chain
 //   of mutations and the I/O-error funnel every collaborator shares.
-// - internal/log-positions.ts: the positions and state they all read.
+// - log/log-positions.ts: the positions and state they all read.
 
 import { assert } from '@seglog/common';
 import { BlockingPool } from '@seglog/io';
 import type { Io } from '@seglog/io';
-import type { FetchPlan } from './fetch-plan.js';
-import { lastStableOffsetOf } from './internal/append-accounting.js';
-import type { TxnMarkerOptions } from './internal/append-accounting.js';
-import { loadLog, replayProducerState } from './internal/log-loader.js';
-import { logClosed, logOffline, logTruncated } from './internal/log-errors.js';
-import { FailStop } from './internal/fail-stop.js';
-import { LogAppender } from './internal/log-appender.js';
-import { LogFlusher } from './internal/log-flusher.js';
-import { MutationQueue } from './internal/mutation-queue.js';
-import { LogPositions } from './internal/log-positions.js';
-import { LogReader } from './internal/log-reader.js';
-import { LogRetention } from './internal/log-retention.js';
-import { WriteQueue } from './internal/write-queue.js';
-import { OffsetWaiters } from './internal/offset-waiters.js';
-import { newPlacementMetrics } from './internal/placement.js';
-import type { PlacementMetrics } from './internal/placement.js';
-import { DEFAULT_WRITER_LIMITS } from './internal/segment-writer.js';
-import type { LeaderEpochCache } from './leader-epoch-cache.js';
-import type { LogConfig } from './log-config.js';
+import type { FetchPlan } from '../fetch-plan.js';
+import { lastStableOffsetOf } from './append-accounting.js';
+import type { TxnMarkerOptions } from './append-accounting.js';
+import { loadLog, replayProducerState } from '../recovery/log-loader.js';
+import { logClosed, logOffline, logTruncated } from '../internal/log-errors.js';
+import { FailStop } from './fail-stop.js';
+import { LogAppender } from './log-appender.js';
+import { LogFlusher } from './log-flusher.js';
+import { MutationQueue } from './mutation-queue.js';
+import { LogPositions } from './log-positions.js';
+import { LogReader } from './log-reader.js';
+import { LogRetention } from './log-retention.js';
+import { WriteQueue } from './write-queue.js';
+import { OffsetWaiters } from './offset-waiters.js';
+import { newPlacementMetrics } from './placement.js';
+import type { PlacementMetrics } from './placement.js';
+import { DEFAULT_WRITER_LIMITS } from '../segment/segment-writer.js';
+import type { LeaderEpochCache } from '../checkpoint/leader-epoch-cache.js';
+import type { LogConfig } from '../log-config.js';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './log-types.js';
 import type { ActiveWriteMode, AppendResult, LogMetrics, LogOpenOptions, LogState, ReadOptions } from './log-types.js';
 import { LocalLog, rollJitter } from './local-log.js';
 import { LogSegments } from './log-segments.js';
-import type { Segment } from './segment.js';
-import type { TimestampLookup } from './segment.js';
-import type { ProducerStateManager } from './producer-state-manager.js';
-import { TailCache } from './tail-cache.js';
+import type { Segment } from '../segment/segment.js';
+import type { TimestampLookup } from '../segment/segment.js';
+import type { ProducerStateManager } from '../producer/producer-state-manager.js';
+import { TailCache } from '../cache/tail-cache.js';
 
-export type { CorruptionPolicy } from './internal/log-loader.js';
+export type { CorruptionPolicy } from '../recovery/log-loader.js';
 export { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './log-types.js';
 export type { ActiveWriteMode, AppendResult, LogMetrics, LogOpenOptions, LogState, ReadOptions, TailCacheOptionsForLog } from './log-types.js';
-export type { TxnMarkerOptions } from './internal/append-accounting.js';
-export type { PlacementMetrics, PlacementReasons, PlacementReason } from './internal/placement.js';
+export type { TxnMarkerOptions } from './append-accounting.js';
+export type { PlacementMetrics, PlacementReasons, PlacementReason } from './placement.js';
 
 const RESOLVED: Promise<void> = Promise.resolve();
 const noop = (): void => undefined;

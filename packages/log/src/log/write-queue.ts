@@ -28,18 +28,18 @@
 import { AlignedArena } from '@seglog/io';
 import type { Io, IoFile } from '@seglog/io';
 import type { LogConfig } from '../log-config.js';
-import type { ActiveWriteMode, LogMetrics } from '../log-types.js';
-import { Segment } from '../segment.js';
-import type { TailCache } from '../tail-cache.js';
-import { DirectSegmentWriter } from './direct-segment-writer.js';
+import type { ActiveWriteMode, LogMetrics } from './log-types.js';
+import { Segment } from '../segment/segment.js';
+import type { TailCache } from '../cache/tail-cache.js';
+import { DirectSegmentWriter } from '../segment/direct-segment-writer.js';
 import type { LogFlusher } from './log-flusher.js';
-import { isTransientResourceError, logResourceUnavailable } from './log-errors.js';
+import { isTransientResourceError, logResourceUnavailable } from '../internal/log-errors.js';
 import type { LogPositions } from './log-positions.js';
 import type { OffsetWaiters } from './offset-waiters.js';
 import type { PlacementReason } from './placement.js';
-import { DEFAULT_PREALLOCATE_MODE, SegmentReservation } from './segment-reservation.js';
-import { BufferedSegmentWriter } from './segment-writer.js';
-import type { BufferedWriterLimits, SegmentWriter } from './segment-writer.js';
+import { DEFAULT_PREALLOCATE_MODE, SegmentReservation } from '../segment/segment-reservation.js';
+import { BufferedSegmentWriter } from '../segment/segment-writer.js';
+import type { BufferedWriterLimits, SegmentWriter } from '../segment/segment-writer.js';
 
 const MiB = 1024 * 1024;
 const BUFFERED_ALIGNMENT = 4096;
