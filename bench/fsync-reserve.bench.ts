@@ -1,5 +1,5 @@
 // fdatasync latency after appends into each kind of reserved space
-// (SegmentReservation's modes, packages/log/src/internal/segment-reservation.ts):
+// (SegmentReservation's modes, packages/log/src/segment/segment-reservation.ts):
 // - none: appends extend the file (size change → journal commit per sync);
 // - fallocate: fallocate(2) mode 0 ahead (unwritten extents, size extended);
 // - fallocate-keep-size: FALLOC_FL_KEEP_SIZE ahead (size still grows per append);
@@ -29,7 +29,7 @@
 // extents or allocation still change metadata at the first write). The
 // price of 'zero' is the fill itself: ~0.9-1.1 ms per MiB reserved (a 16 MiB
 // step ≈ 16 ms of pool work, each byte written twice). Hence
-// DEFAULT_PREALLOCATE_MODE = 'zero' in packages/log/src/internal/segment-reservation.ts.
+// DEFAULT_PREALLOCATE_MODE = 'zero' in packages/log/src/segment/segment-reservation.ts.
 import { AlignedArena, NodeIo } from '@seglog/io';
 import type { AllocateMode, IoFile } from '@seglog/io';
 import { mkdtempSync, rmSync } from 'node:fs';

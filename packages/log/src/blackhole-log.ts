@@ -4,7 +4,7 @@
 // client produce-throughput benchmarks while the broker still answers like
 // a real one.
 //
-// What runs, identically to Log (the same code: internal/append-accounting.ts):
+// What runs, identically to Log (the same code: log/append-accounting.ts):
 // record validation, the segment-size guard, offset assignment, the leader
 // epoch and LogAppendTime patches, duplicate detection, idempotent and
 // transactional sequence/epoch checks, transaction markers, the high
@@ -21,13 +21,13 @@ import { assert } from '@seglog/common';
 import type { BatchSummary } from '@seglog/records';
 import {
   commitProducerState, followerResult, lastStableOffsetOf, leaderResult, planFollowerAppend, planLeaderBatch, planMarker, validateLeaderBatch,
-} from './internal/append-accounting.js';
-import type { PlanContext, TxnMarkerOptions } from './internal/append-accounting.js';
+} from './log/append-accounting.js';
+import type { PlanContext, TxnMarkerOptions } from './log/append-accounting.js';
 import { blackholeRead, logClosed } from './internal/log-errors.js';
-import type { AppendResult, ReadOptions } from './log.js';
+import type { AppendResult, ReadOptions } from './log/log-types.js';
 import type { LogConfig } from './log-config.js';
 import type { FetchPlan } from './fetch-plan.js';
-import { ProducerStateManager } from './producer-state-manager.js';
+import { ProducerStateManager } from './producer/producer-state-manager.js';
 
 export interface BlackholeLogOptions {
   readonly topic: string;

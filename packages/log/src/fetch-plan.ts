@@ -16,7 +16,7 @@
 
 import { assert, SeglogError } from '@seglog/common';
 import type { IoFile } from '@seglog/io';
-import type { AbortedTxn } from './txn-index.js';
+import type { AbortedTxn } from './segment/txn-index.js';
 
 /**
  * A reference-counted handle to a segment's open .log file. The segment owns

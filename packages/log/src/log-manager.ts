@@ -49,14 +49,14 @@ import { FileNames } from './file-names.js';
 import type { ParsedPartitionDirName } from './file-names.js';
 import { DiskGuard } from './internal/disk-guard.js';
 import { isTransientResourceError, logClosed, logOffline, logResourceUnavailable } from './internal/log-errors.js';
-import { addPlacement, newPlacementMetrics } from './internal/placement.js';
-import type { PlacementMetrics } from './internal/placement.js';
-import { TailCacheBudget } from './tail-cache.js';
-import { Log } from './log.js';
-import type { CorruptionPolicy } from './log.js';
+import { addPlacement, newPlacementMetrics } from './log/placement.js';
+import type { PlacementMetrics } from './log/placement.js';
+import { TailCacheBudget } from './cache/tail-cache.js';
+import { Log } from './log/log.js';
+import type { CorruptionPolicy } from './log/log.js';
 import type { LogConfig } from './log-config.js';
-import { OffsetCheckpoint } from './offset-checkpoint.js';
-import type { OffsetCheckpointEntry } from './offset-checkpoint.js';
+import { OffsetCheckpoint } from './checkpoint/offset-checkpoint.js';
+import type { OffsetCheckpointEntry } from './checkpoint/offset-checkpoint.js';
 
 export interface LogManagerOptions {
   /** Config of logs whose topic has no entry in topicConfigs. */

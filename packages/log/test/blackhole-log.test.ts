@@ -4,7 +4,7 @@ import { buildBatch, buildControlBatch } from '@seglog/records';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BlackholeLog } from '../src/blackhole-log.js';
-import type { AppendResult, Log } from '../src/log.js';
+import type { AppendResult, Log } from '../src/log/log.js';
 import { rejected } from './helpers.js';
 import { clock, config, newIo, openLog, T0 } from './log-helpers.js';
 

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { CrashMode, SimIo } from '@seglog/io';
 import { describe, expect, it } from 'vitest';
-import { CheckpointFile } from '../src/checkpoint-file.js';
-import { LeaderEpochCheckpoint, leaderEpochCheckpointFormat } from '../src/leader-epoch-checkpoint.js';
-import type { EpochEntry } from '../src/leader-epoch-checkpoint.js';
-import { OffsetCheckpoint, offsetCheckpointFormat } from '../src/offset-checkpoint.js';
-import type { OffsetCheckpointEntry } from '../src/offset-checkpoint.js';
+import { CheckpointFile } from '../src/checkpoint/checkpoint-file.js';
+import { LeaderEpochCheckpoint, leaderEpochCheckpointFormat } from '../src/checkpoint/leader-epoch-checkpoint.js';
+import type { EpochEntry } from '../src/checkpoint/leader-epoch-checkpoint.js';
+import { OffsetCheckpoint, offsetCheckpointFormat } from '../src/checkpoint/offset-checkpoint.js';
+import type { OffsetCheckpointEntry } from '../src/checkpoint/offset-checkpoint.js';
 import { rejected, thrown } from './helpers.js';
 
 const DIR = '/data';

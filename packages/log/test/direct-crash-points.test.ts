@@ -18,7 +18,7 @@
 import { SimIo } from '@seglog/io';
 import type { CrashMode, IoFile } from '@seglog/io';
 import { describe, expect, it } from 'vitest';
-import { Log } from '../src/log.js';
+import { Log } from '../src/log/log.js';
 import { config, DIR, producerBatch } from './log-helpers.js';
 
 const cfg = config({ writeMode: 'direct', preallocate: true, segmentBytes: 6 * 1024, indexIntervalBytes: 512 });

@@ -9,9 +9,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlignedArena, NodeIo, SimIo } from '@seglog/io';
 import type { AllocateMode, FileStat, FsStat, Io, IoFile, IoLock, OpenOptions } from '@seglog/io';
-import { DirectSegmentWriter } from '../src/internal/direct-segment-writer.js';
-import { BufferedSegmentWriter } from '../src/internal/segment-writer.js';
-import type { SegmentWriterListener } from '../src/internal/segment-writer.js';
+import { DirectSegmentWriter } from '../src/segment/direct-segment-writer.js';
+import { BufferedSegmentWriter } from '../src/segment/segment-writer.js';
+import type { SegmentWriterListener } from '../src/segment/segment-writer.js';
 
 interface PendingWrite {
   readonly file: DelayFile;

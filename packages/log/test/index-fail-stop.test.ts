@@ -11,7 +11,7 @@ import { NodeIo } from '@seglog/io';
 import type { Io } from '@seglog/io';
 import { buildBatch } from '@seglog/records';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Log } from '../src/log.js';
+import { Log } from '../src/log/log.js';
 import { clock, config, newIo, producerBatch, T0 } from './log-helpers.js';
 
 function txnBatch(pid: number, seq: number): Buffer {

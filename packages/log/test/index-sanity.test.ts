@@ -3,8 +3,8 @@
 // but point at negative or decreasing positions, or repeat offsets.
 import { SimIo } from '@seglog/io';
 import { describe, expect, it } from 'vitest';
-import { OffsetIndex } from '../src/offset-index.js';
-import { TimeIndex } from '../src/time-index.js';
+import { OffsetIndex } from '../src/segment/offset-index.js';
+import { TimeIndex } from '../src/segment/time-index.js';
 
 const DIR = '/data/t-0';
 

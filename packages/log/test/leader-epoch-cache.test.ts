@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { CrashMode, SimIo } from '@seglog/io';
 import { describe, expect, it } from 'vitest';
-import { LeaderEpochCache } from '../src/leader-epoch-cache.js';
-import type { EpochEndOffset, EpochEntry } from '../src/leader-epoch-cache.js';
-import { LeaderEpochCheckpoint } from '../src/leader-epoch-checkpoint.js';
+import { LeaderEpochCache } from '../src/checkpoint/leader-epoch-cache.js';
+import type { EpochEndOffset, EpochEntry } from '../src/checkpoint/leader-epoch-cache.js';
+import { LeaderEpochCheckpoint } from '../src/checkpoint/leader-epoch-checkpoint.js';
 import { rejected } from './helpers.js';
 
 const DIR = '/data/t-0';

@@ -7,8 +7,8 @@
 import { AlignedArena } from '@seglog/io';
 import type { SimIo } from '@seglog/io';
 import { describe, expect, it } from 'vitest';
-import { Log as LogClass } from '../src/log.js';
-import type { Log } from '../src/log.js';
+import { Log as LogClass } from '../src/log/log.js';
+import type { Log } from '../src/log/log.js';
 import { config, newIo, openLog, producerBatch, readAll, segmentPath } from './log-helpers.js';
 
 const SIZE = producerBatch(1, { valueBytes: 100 }).length;

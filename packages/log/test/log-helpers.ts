@@ -3,8 +3,8 @@
 import { SimIo } from '@seglog/io';
 import type { Io } from '@seglog/io';
 import { buildBatch, RecordBatch, splitBatches } from '@seglog/records';
-import { Log } from '../src/log.js';
-import type { LogOpenOptions } from '../src/log.js';
+import { Log } from '../src/log/log.js';
+import type { LogOpenOptions } from '../src/log/log.js';
 import { LogConfig } from '../src/log-config.js';
 import type { LogConfigValues } from '../src/log-config.js';
 

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import type { SimIo } from '@seglog/io';
 import { splitBatches } from '@seglog/records';
 import { describe, expect, it } from 'vitest';
-import type { Log } from '../src/log.js';
+import type { Log } from '../src/log/log.js';
 import type { LogConfig } from '../src/log-config.js';
 import { config, newIo, openLog, producerBatch, readAll } from './log-helpers.js';
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { NodeIo } from '@seglog/io';
 import { splitBatches } from '@seglog/records';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Log } from '../src/log.js';
+import { Log } from '../src/log/log.js';
 import { config, producerBatch, readAll } from './log-helpers.js';
 
 describe('Log on NodeIo', () => {

@@ -16,7 +16,7 @@
 import fc from 'fast-check';
 import { splitBatches } from '@seglog/records';
 import { describe, expect, it } from 'vitest';
-import type { Log } from '../src/log.js';
+import type { Log } from '../src/log/log.js';
 import { config, newIo, openLog, producerBatch } from './log-helpers.js';
 
 interface MBatch { readonly first: number; readonly last: number; readonly position: number; readonly bytes: Buffer; readonly indexed: boolean }

@@ -9,9 +9,9 @@ import { BlockingPool, Priority } from '@seglog/io';
 import type { IoFile, SimIo } from '@seglog/io';
 import { buildBatch } from '@seglog/records';
 import { describe, expect, it } from 'vitest';
-import { LeaderEpochCache } from '../src/leader-epoch-cache.js';
-import type { Log, PlacementReason } from '../src/log.js';
-import { TailCacheBudget } from '../src/tail-cache.js';
+import { LeaderEpochCache } from '../src/checkpoint/leader-epoch-cache.js';
+import type { Log, PlacementReason } from '../src/log/log.js';
+import { TailCacheBudget } from '../src/cache/tail-cache.js';
 import { rejected } from './helpers.js';
 import { config, DIR, newIo, openLog, producerBatch, readAll, T0 } from './log-helpers.js';
 

@@ -3,12 +3,12 @@
 // files, and the same state after a clean reopen and after a crash.
 import { buildBatch } from '@seglog/records';
 import { describe, expect, it } from 'vitest';
-import type { Log } from '../src/log.js';
-import { decodeSnapshot } from '../src/producer-snapshot.js';
-import type { AbortedTxn } from '../src/txn-index.js';
+import type { Log } from '../src/log/log.js';
+import { decodeSnapshot } from '../src/producer/producer-snapshot.js';
+import type { AbortedTxn } from '../src/segment/txn-index.js';
 import { rejected } from './helpers.js';
 import { clock, config, newIo, openLog as openAt, producerBatch, segmentPath, T0 } from './log-helpers.js';
-import type { LogOpenOptions } from '../src/log.js';
+import type { LogOpenOptions } from '../src/log/log.js';
 import type { LogConfig } from '../src/log-config.js';
 import type { Io } from '@seglog/io';
 

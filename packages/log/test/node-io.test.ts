@@ -8,11 +8,11 @@ import path from 'node:path';
 import { NodeIo } from '@seglog/io';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileNames } from '../src/file-names.js';
-import { LeaderEpochCache } from '../src/leader-epoch-cache.js';
-import { OffsetCheckpoint } from '../src/offset-checkpoint.js';
-import { OffsetIndex } from '../src/offset-index.js';
-import { TimeIndex } from '../src/time-index.js';
-import { TxnIndex } from '../src/txn-index.js';
+import { LeaderEpochCache } from '../src/checkpoint/leader-epoch-cache.js';
+import { OffsetCheckpoint } from '../src/checkpoint/offset-checkpoint.js';
+import { OffsetIndex } from '../src/segment/offset-index.js';
+import { TimeIndex } from '../src/segment/time-index.js';
+import { TxnIndex } from '../src/segment/txn-index.js';
 import { vector } from './helpers.js';
 
 describe('building blocks on NodeIo', () => {

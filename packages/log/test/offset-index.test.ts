@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { SimIo } from '@seglog/io';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { OffsetIndex } from '../src/offset-index.js';
-import type { OffsetPosition } from '../src/offset-index.js';
+import { OffsetIndex } from '../src/segment/offset-index.js';
+import type { OffsetPosition } from '../src/segment/offset-index.js';
 import { rejected, thrown, vector } from './helpers.js';
 
 const DIR = '/data/t-0';

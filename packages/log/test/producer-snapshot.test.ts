@@ -13,8 +13,8 @@ import {
   snapshotOffsets,
   snapshotPath,
   writeSnapshotFile,
-} from '../src/producer-snapshot.js';
-import type { ProducerSnapshotEntry } from '../src/producer-snapshot.js';
+} from '../src/producer/producer-snapshot.js';
+import type { ProducerSnapshotEntry } from '../src/producer/producer-snapshot.js';
 import { thrown } from './helpers.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');

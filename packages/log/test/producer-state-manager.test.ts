@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { SimIo } from '@seglog/io';
 import { incrementSequence } from '@seglog/records';
 
-import type { AppendOrigin, CompletedTxn } from '../src/producer-append-info.js';
-import type { BatchMetadata } from '../src/producer-state-entry.js';
-import { ProducerStateManager } from '../src/producer-state-manager.js';
+import type { AppendOrigin, CompletedTxn } from '../src/producer/producer-append-info.js';
+import type { BatchMetadata } from '../src/producer/producer-state-entry.js';
+import { ProducerStateManager } from '../src/producer/producer-state-manager.js';
 
 const INT32_MAX = 0x7fffffff;
 const DIR = '/data/t-0';

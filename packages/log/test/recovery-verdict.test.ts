@@ -1,8 +1,8 @@
 // recoveryVerdict, the one decision of what recovery may cut (shared by the
 // loader and `seglog recover`), rule by rule against a table of facts.
 import { describe, expect, it } from 'vitest';
-import { recoveryVerdict } from '../src/recovery-verdict.js';
-import type { RecoveryFacts } from '../src/recovery-verdict.js';
+import { recoveryVerdict } from '../src/recovery/recovery-verdict.js';
+import type { RecoveryFacts } from '../src/recovery/recovery-verdict.js';
 
 const base: RecoveryFacts = { hadCleanShutdown: false, recoveryPoint: 10, stop: 'end', nextOffset: 20, truncatedBytes: 0, nextSegmentBase: null };
 const verdict = (facts: Partial<RecoveryFacts>): string => {

@@ -7,9 +7,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlignedArena, NodeIo, SimIo } from '@seglog/io';
 import type { Io } from '@seglog/io';
-import { DirectSegmentWriter } from '../src/internal/direct-segment-writer.js';
-import { SegmentReservation } from '../src/internal/segment-reservation.js';
-import type { PreallocateMode } from '../src/internal/segment-reservation.js';
+import { DirectSegmentWriter } from '../src/segment/direct-segment-writer.js';
+import { SegmentReservation } from '../src/segment/segment-reservation.js';
+import type { PreallocateMode } from '../src/segment/segment-reservation.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

@@ -3,7 +3,7 @@
 // and the global budget's LRU between logs.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TailCache, TailCacheBudget } from '../src/tail-cache.js';
+import { TailCache, TailCacheBudget } from '../src/cache/tail-cache.js';
 
 const CHUNK = 64;
 

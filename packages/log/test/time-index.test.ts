@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { SimIo } from '@seglog/io';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { TimeIndex } from '../src/time-index.js';
-import type { TimestampOffset } from '../src/time-index.js';
+import { TimeIndex } from '../src/segment/time-index.js';
+import type { TimestampOffset } from '../src/segment/time-index.js';
 import { thrown, vector } from './helpers.js';
 
 const DIR = '/data/t-0';

@@ -9,7 +9,7 @@ import { SimIo } from '@seglog/io';
 import { describe, expect, it } from 'vitest';
 import { LogManager } from '../src/log-manager.js';
 import type { LogManagerOptions } from '../src/log-manager.js';
-import type { Log } from '../src/log.js';
+import type { Log } from '../src/log/log.js';
 import { thrown } from './helpers.js';
 import { clock, config, producerBatch, readAll } from './log-helpers.js';
 

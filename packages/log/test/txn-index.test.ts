@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { SimIo } from '@seglog/io';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { TxnIndex } from '../src/txn-index.js';
-import type { AbortedTxn } from '../src/txn-index.js';
+import { TxnIndex } from '../src/segment/txn-index.js';
+import type { AbortedTxn } from '../src/segment/txn-index.js';
 import { thrown, vector } from './helpers.js';
 
 const DIR = '/data/t-0';

@@ -20,16 +20,16 @@
 //   active segment's index is resized back to the maximum after load and
 //   after truncation (resize()).
 // - The bytes live in an in-memory mirror written back through Io (see
-//   internal/index-file.ts for why this replaces Kafka's mmap). Lookups are
+//   segment/index-file.ts for why this replaces Kafka's mmap). Lookups are
 //   synchronous and never wait for I/O.
 
 import { assert } from '@seglog/common';
 import type { Io } from '@seglog/io';
-import { lowerBound, upperBound } from './internal/binary-search.js';
-import { corruptIndex, indexFull, indexOffsetOverflow, invalidIndexOffset } from './internal/index-errors.js';
-import type { IndexFile } from './internal/index-file.js';
-import { openIndexStorage, SparseIndex } from './internal/sparse-index.js';
-import type { IndexOpenOptions } from './internal/sparse-index.js';
+import { lowerBound, upperBound } from '../internal/binary-search.js';
+import { corruptIndex, indexFull, indexOffsetOverflow, invalidIndexOffset } from './index-errors.js';
+import type { IndexFile } from './index-file.js';
+import { openIndexStorage, SparseIndex } from './sparse-index.js';
+import type { IndexOpenOptions } from './sparse-index.js';
 
 export const OFFSET_INDEX_ENTRY_BYTES = 8;
 const INT32_MAX = 0x7fffffff;
@@ -40,7 +40,7 @@ export interface OffsetPosition {
   readonly position: number;
 }
 
-export type { IndexOpenOptions } from './internal/sparse-index.js';
+export type { IndexOpenOptions } from './sparse-index.js';
 
 /** Encodes one entry at `at`. */
 export function writeOffsetIndexEntry(buffer: Buffer, at: number, relativeOffset: number, position: number): void {

@@ -14,7 +14,7 @@ import { assert } from '@seglog/common';
 import type { Io } from '@seglog/io';
 import { CheckpointFile, parseJavaInt, parseJavaSafeLong } from './checkpoint-file.js';
 import type { CheckpointFormat } from './checkpoint-file.js';
-import { FileNames } from './file-names.js';
+import { FileNames } from '../file-names.js';
 
 export interface OffsetCheckpointEntry {
   readonly topic: string;

@@ -14,13 +14,13 @@
 import { assert } from '@seglog/common';
 import { buildControlBatch, nextBatchSize, RecordBatch, validateBatch, validateFollowerBatch } from '@seglog/records';
 import type { BatchSummary } from '@seglog/records';
-import type { AppendResult } from '../log.js';
+import type { AppendResult } from './log-types.js';
 import type { LogConfig } from '../log-config.js';
-import type { CompletedTxn, ProducerAppendInfo } from '../producer-append-info.js';
-import type { ProducerStateManager } from '../producer-state-manager.js';
-import type { BatchMetadata } from '../producer-state-entry.js';
-import type { AbortedTxn } from '../txn-index.js';
-import { emptyAppend, offsetsOutOfOrder, recordListTooLarge, unexpectedAppendOffset } from './log-errors.js';
+import type { CompletedTxn, ProducerAppendInfo } from '../producer/producer-append-info.js';
+import type { ProducerStateManager } from '../producer/producer-state-manager.js';
+import type { BatchMetadata } from '../producer/producer-state-entry.js';
+import type { AbortedTxn } from '../segment/txn-index.js';
+import { emptyAppend, offsetsOutOfOrder, recordListTooLarge, unexpectedAppendOffset } from '../internal/log-errors.js';
 
 /** A transaction marker written by the transaction coordinator (WriteTxnMarkers). */
 export interface TxnMarkerOptions {

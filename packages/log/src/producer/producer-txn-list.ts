@@ -5,8 +5,8 @@
 // binary search costs O(log n) to find and O(n) memmove to insert or remove,
 // and its minimum is O(1).
 
-import { lowerBound } from './binary-search.js';
-import type { TxnMetadata } from '../producer-append-info.js';
+import { lowerBound } from '../internal/binary-search.js';
+import type { TxnMetadata } from './producer-append-info.js';
 
 export class ProducerTxnList {
   private readonly txns: TxnMetadata[] = [];

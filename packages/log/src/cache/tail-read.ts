@@ -14,11 +14,11 @@
 // bytes below the segment's readable (written) position are returned, as on
 // the pool path, so both paths return exactly the same batches.
 
-import { BATCH_HEADER_BYTES } from './batch-header-reader.js';
-import { readInt64BE } from './int64.js';
-import { logCorruption } from './log-errors.js';
-import type { Segment, SegmentRange } from '../segment.js';
-import type { TailCache } from '../tail-cache.js';
+import { BATCH_HEADER_BYTES } from '../segment/batch-header-reader.js';
+import { readInt64BE } from '../internal/int64.js';
+import { logCorruption } from '../internal/log-errors.js';
+import type { Segment, SegmentRange } from '../segment/segment.js';
+import type { TailCache } from './tail-cache.js';
 
 /** Header fields of the batch last scanned (one per log, reused: no per-read allocation). */
 export class TailHeader {

@@ -20,14 +20,14 @@
 //   until reset(). (Kafka rejects versions above 0; no negative version was
 //   ever written, so we reject those too.)
 // - The bytes live in an in-memory mirror written back through Io (see
-//   internal/index-file.ts); reads never wait for I/O.
+//   segment/index-file.ts); reads never wait for I/O.
 
 import { assert } from '@seglog/common';
 import type { Io } from '@seglog/io';
-import { lowerBound } from './internal/binary-search.js';
-import { corruptIndex, invalidIndexOffset } from './internal/index-errors.js';
-import { IndexFile } from './internal/index-file.js';
-import { readInt64BE, writeInt64BE } from './internal/int64.js';
+import { lowerBound } from '../internal/binary-search.js';
+import { corruptIndex, invalidIndexOffset } from './index-errors.js';
+import { IndexFile } from './index-file.js';
+import { readInt64BE, writeInt64BE } from '../internal/int64.js';
 
 export const TXN_INDEX_ENTRY_BYTES = 34;
 const CURRENT_VERSION = 0;

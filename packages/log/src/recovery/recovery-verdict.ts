@@ -1,6 +1,6 @@
 // recoveryVerdict: the one decision of what recovery may do with a segment
 // whose scan found an invalid batch, a zero tail or an offset gap. The
-// loader (internal/log-loader.ts) calls it for every segment it recovers;
+// loader (recovery/log-loader.ts) calls it for every segment it recovers;
 // `seglog recover` runs the loader itself and `seglog verify` may call it on
 // its own scan, so the engine and the CLI cannot disagree on the same bytes.
 //
@@ -31,7 +31,7 @@
 // point says, delete every later segment) is the caller's explicit choice
 // (onCorruption 'truncate'); the verdict is then only advice.
 
-import type { RecoveryStop } from './segment.js';
+import type { RecoveryStop } from '../segment/segment.js';
 
 export interface RecoveryFacts {
   readonly hadCleanShutdown: boolean;

@@ -27,7 +27,7 @@
 import { assert, SeglogError } from '@seglog/common';
 import type { Io } from '@seglog/io';
 import type { RecordBatch } from '@seglog/records';
-import { ProducerTxnList } from './internal/producer-txn-list.js';
+import { ProducerTxnList } from './producer-txn-list.js';
 import { ProducerAppendInfo } from './producer-append-info.js';
 import type { AppendOrigin, CompletedTxn, TxnMetadata } from './producer-append-info.js';
 import {

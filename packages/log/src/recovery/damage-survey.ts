@@ -21,7 +21,7 @@
 
 import type { IoFile } from '@seglog/io';
 import { RecordBatch } from '@seglog/records';
-import { readInt64BE } from './int64.js';
+import { readInt64BE } from '../internal/int64.js';
 
 const HEADER_BYTES = 61;
 const SCAN_CHUNK_BYTES = 1024 * 1024;

@@ -36,22 +36,22 @@
 import { assert } from '@seglog/common';
 import type { Io } from '@seglog/io';
 import { nextBatchSize, RecordBatch, validateFollowerBatch } from '@seglog/records';
-import { FileNames } from './file-names.js';
-import type { TransientKind } from './file-names.js';
-import { SegmentFileRef } from './fetch-plan.js';
-import { BATCH_HEADER_BYTES, BatchHeaderReader } from './internal/batch-header-reader.js';
-import { corruptIndex } from './internal/index-errors.js';
-import { surveyDamage } from './internal/damage-survey.js';
-import type { DamagedRange } from './internal/damage-survey.js';
-import { corruptBatch, logCorruption } from './internal/log-errors.js';
-import type { LogConfig } from './log-config.js';
+import { FileNames } from '../file-names.js';
+import type { TransientKind } from '../file-names.js';
+import { SegmentFileRef } from '../fetch-plan.js';
+import { BATCH_HEADER_BYTES, BatchHeaderReader } from './batch-header-reader.js';
+import { corruptIndex } from './index-errors.js';
+import { surveyDamage } from '../recovery/damage-survey.js';
+import type { DamagedRange } from '../recovery/damage-survey.js';
+import { corruptBatch, logCorruption } from '../internal/log-errors.js';
+import type { LogConfig } from '../log-config.js';
 import { OffsetIndex } from './offset-index.js';
 import type { OffsetPosition } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import type { TimestampOffset } from './time-index.js';
 import { TxnIndex } from './txn-index.js';
 import type { AbortedTxn } from './txn-index.js';
-import { seams } from './internal/test-seams.js';
+import { seams } from '../internal/test-seams.js';
 
 const INT32_MAX = 0x7fffffff;
 const RECOVERY_CHUNK_BYTES = 1024 * 1024;
@@ -433,7 +433,7 @@ export class Segment {
   }
 
   /**
-   * The damaged ranges of the written bytes (internal/damage-survey.ts),
+   * The damaged ranges of the written bytes (recovery/damage-survey.ts),
    * surveyed once and kept: a sealed segment's bytes do not change, and an
    * active one's damage below the written position stays where it is.
    */

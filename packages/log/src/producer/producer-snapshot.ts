@@ -42,9 +42,9 @@ import { dirname } from 'node:path';
 import { assert, SeglogError } from '@seglog/common';
 import type { Io } from '@seglog/io';
 import { crc32c } from '@seglog/records';
-import { FileNames } from './file-names.js';
-import { corruptSnapshot } from './internal/producer-errors.js';
-import { readInt64BE, writeInt64BE } from './internal/int64.js';
+import { FileNames } from '../file-names.js';
+import { corruptSnapshot } from './producer-errors.js';
+import { readInt64BE, writeInt64BE } from '../internal/int64.js';
 
 export const PRODUCER_SNAPSHOT_VERSION = 1;
 export const PRODUCER_SNAPSHOT_HEADER_BYTES = 10;

@@ -57,15 +57,15 @@
 import type { Io } from '@seglog/io';
 import type { RecordBatch } from '@seglog/records';
 import { FileNames } from '../file-names.js';
-import { LeaderEpochCache } from '../leader-epoch-cache.js';
+import { LeaderEpochCache } from '../checkpoint/leader-epoch-cache.js';
 import type { LogConfig } from '../log-config.js';
-import { ProducerStateManager } from '../producer-state-manager.js';
-import { Segment } from '../segment.js';
-import type { SegmentRecovery } from '../segment.js';
-import { recoveryVerdict } from '../recovery-verdict.js';
-import type { RecoveryFacts } from '../recovery-verdict.js';
-import { logCorruption } from './log-errors.js';
-import { seams } from './test-seams.js';
+import { ProducerStateManager } from '../producer/producer-state-manager.js';
+import { Segment } from '../segment/segment.js';
+import type { SegmentRecovery } from '../segment/segment.js';
+import { recoveryVerdict } from './recovery-verdict.js';
+import type { RecoveryFacts } from './recovery-verdict.js';
+import { logCorruption } from '../internal/log-errors.js';
+import { seams } from '../internal/test-seams.js';
 
 export type CorruptionPolicy = 'fail' | 'truncate';
 

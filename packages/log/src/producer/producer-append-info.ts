@@ -15,7 +15,7 @@
 import { assert } from '@seglog/common';
 import { readTxnMarker } from '@seglog/records';
 import type { RecordBatch } from '@seglog/records';
-import { coordinatorFenced, fencedEpoch, invalidTxnState, outOfOrderSequence } from './internal/producer-errors.js';
+import { coordinatorFenced, fencedEpoch, invalidTxnState, outOfOrderSequence } from './producer-errors.js';
 import { NO_PRODUCER_EPOCH, NO_SEQUENCE, ProducerStateEntry } from './producer-state-entry.js';
 
 export type AppendOrigin = 'client' | 'replication' | 'coordinator';

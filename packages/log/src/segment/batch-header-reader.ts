@@ -15,8 +15,8 @@
 // serves one operation; its window buffer is reused across headers.
 
 import type { IoFile } from '@seglog/io';
-import { readInt64BE } from './int64.js';
-import { logCorruption } from './log-errors.js';
+import { readInt64BE } from '../internal/int64.js';
+import { logCorruption } from '../internal/log-errors.js';
 
 export const BATCH_HEADER_BYTES = 61;
 const DEFAULT_CHUNK_BYTES = 16 * 1024;

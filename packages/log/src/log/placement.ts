@@ -6,6 +6,8 @@
 // An operation counts one reason: the first rule (in the order below) that
 // sent it to the pool.
 
+import type { BlockingPool } from '@seglog/io';
+
 /** Why an append or a read was placed on the pool. */
 export interface PlacementReasons {
   /** An earlier mutation (pooled append, truncation, flush(), …) of the log is still queued: appends complete in order. */
@@ -59,4 +61,20 @@ export function addPlacement(into: PlacementMetrics, from: PlacementMetrics): vo
   into.read.caller += from.read.caller;
   into.read.pool += from.read.pool;
   for (const key of Object.keys(into.reasons) as PlacementReason[]) into.reasons[key] += from.reasons[key];
+}
+
+/** What runOnPool needs: the pool and the counters of one log. */
+export interface PoolPlacement {
+  readonly pool: BlockingPool;
+  readonly placement: PlacementMetrics;
+}
+
+/**
+ * Runs `task` on the pool. Work already admitted is never refused later: if
+ * the pool's queue filled up in between, it runs without a slot (counted).
+ */
+export function runOnPool<T>(where: PoolPlacement, task: () => Promise<T>, priority: number): Promise<T> {
+  if (where.pool.hasRoom(priority)) return where.pool.submit(task, priority);
+  where.placement.reasons.overflow++;
+  return task();
 }

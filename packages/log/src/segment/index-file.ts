@@ -31,7 +31,7 @@
 
 import { assert, SeglogError } from '@seglog/common';
 import type { Io, IoFile } from '@seglog/io';
-import { seams } from './test-seams.js';
+import { seams } from '../internal/test-seams.js';
 
 export type IndexFileSizing = 'preallocated' | 'exact';
 

@@ -24,12 +24,12 @@
 
 import { assert, SeglogError } from '@seglog/common';
 import type { Io } from '@seglog/io';
-import { lowerBound, upperBound } from './internal/binary-search.js';
-import { corruptIndex, indexFull, indexOffsetOverflow, invalidIndexOffset } from './internal/index-errors.js';
-import type { IndexFile } from './internal/index-file.js';
-import { openIndexStorage, SparseIndex } from './internal/sparse-index.js';
-import type { IndexOpenOptions } from './internal/sparse-index.js';
-import { readInt64BE, writeInt64BE } from './internal/int64.js';
+import { lowerBound, upperBound } from '../internal/binary-search.js';
+import { corruptIndex, indexFull, indexOffsetOverflow, invalidIndexOffset } from './index-errors.js';
+import type { IndexFile } from './index-file.js';
+import { openIndexStorage, SparseIndex } from './sparse-index.js';
+import type { IndexOpenOptions } from './sparse-index.js';
+import { readInt64BE, writeInt64BE } from '../internal/int64.js';
 
 export const TIME_INDEX_ENTRY_BYTES = 12;
 const INT32_MAX = 0x7fffffff;

@@ -1,0 +1,640 @@
+// Log: one partition's segmented log (reference/kafka-storage.md §11–§23).
+//
+// On disk: the partition directory holds `<base>.log/.index/.timeindex`
+// segments (see segment.ts) and `leader-epoch-checkpoint`; this class never
+// writes any other file. Checkpoints of the recovery point and log start
+// offset belong to the caller (LogManager): it passes them to open() and
+// reads `durableOffset` / `logStartOffset` to write them.
+//
+// Positions, each monotonic except through truncation:
+//   logStartOffset ≤ highWatermark ≤ logEndOffset,
+//   durableOffset ≤ writtenOffset ≤ logEndOffset.
+// - logEndOffset: accepted (offsets assigned, queued to the writer).
+// - writtenOffset: every byte of every batch below it is in the file.
+// - durableOffset (the recovery point): covered by a completed fdatasync of
+//   the .log files (and a directory fsync for segment files created since
+//   the previous flush). Index files of sealed segments are synced in the
+//   flush that first covers them; the active segment's indexes are not
+//   synced on the hot path: recovery rebuilds every segment from
+//   floor(recovery point).
+// - highWatermark: set by the caller, clamped to [logStartOffset, logEndOffset].
+//
+// Concurrency: mutations (appends, truncation, retention, deleteRecords,
+// close) run one at a time in call order through one promise chain, so
+// appends complete in order. One flusher runs at a time (group commit); it
+// is paused while a mutation deletes or truncates segments. Reads run
+// concurrently and see only written bytes.
+//
+// Placement (ARCHITECTURE.md "Placement"): an append whose storage work can
+// be queued without waiting runs on the caller, synchronously inside
+// appendAsLeader/appendAsFollower (tryAppendAsLeader/tryAppendAsFollower
+// return the result itself) — only when no mutation is pending, so it never
+// overtakes a pooled one; every other append is a mutation whose body runs
+// as a BlockingPool task. Reads of cached tail bytes are served on the
+// caller, others on the pool. Write modes: buffered or direct, per segment
+// (log/write-queue.ts). Fail-stop: any write, fsync, rename, truncate or
+// checkpoint failure takes the log offline (log/fail-stop.ts).
+//
+// Structure (Kafka's storage module as the model). This class is Kafka's
+// UnifiedLog: the public API, the positions, producer state, HW/LSO,
+// truncation's effect on them, open and close. Below it:
+// - LocalLog (local-log.ts): the segments on disk: roll, file reads,
+//   segment-level truncation, deletion; over LogSegments (log-segments.ts),
+//   the ordered collection with floor lookups.
+// - log/log-appender.ts: validation, placement and storing of appends.
+// - log/log-reader.ts: reads as fetch plans (tail cache or file).
+// - log/write-queue.ts: the active segment's writer and reservation.
+// - log/log-flusher.ts: group commit (fdatasync rounds, flush.ms).
+// - log/log-retention.ts: deleteOldSegments, deleteRecords.
+// - log/mutation-queue.ts, log/fail-stop.ts: the call-order chain
+//   of mutations and the I/O-error funnel every collaborator shares.
+// - log/log-positions.ts: the positions and state they all read.
+
+import { assert } from '@seglog/common';
+import { BlockingPool } from '@seglog/io';
+import type { Io } from '@seglog/io';
+import type { FetchPlan } from '../fetch-plan.js';
+import { lastStableOffsetOf } from './append-accounting.js';
+import type { TxnMarkerOptions } from './append-accounting.js';
+import { loadLog, replayProducerState } from '../recovery/log-loader.js';
+import { logClosed, logOffline, logTruncated } from '../internal/log-errors.js';
+import { FailStop } from './fail-stop.js';
+import { LogAppender } from './log-appender.js';
+import { LogFlusher } from './log-flusher.js';
+import { MutationQueue } from './mutation-queue.js';
+import { LogPositions } from './log-positions.js';
+import { LogReader } from './log-reader.js';
+import { LogRetention } from './log-retention.js';
+import { WriteQueue } from './write-queue.js';
+import { OffsetWaiters } from './offset-waiters.js';
+import { newPlacementMetrics } from './placement.js';
+import type { PlacementMetrics } from './placement.js';
+import { DEFAULT_WRITER_LIMITS } from '../segment/segment-writer.js';
+import type { LeaderEpochCache } from '../checkpoint/leader-epoch-cache.js';
+import type { LogConfig } from '../log-config.js';
+import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './log-types.js';
+import type { ActiveWriteMode, AppendResult, LogMetrics, LogOpenOptions, LogState, ReadOptions } from './log-types.js';
+import { LocalLog, rollJitter } from './local-log.js';
+import { LogSegments } from './log-segments.js';
+import type { Segment } from '../segment/segment.js';
+import type { TimestampLookup } from '../segment/segment.js';
+import type { ProducerStateManager } from '../producer/producer-state-manager.js';
+import { TailCache } from '../cache/tail-cache.js';
+
+export type { CorruptionPolicy } from '../recovery/log-loader.js';
+export { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './log-types.js';
+export type { ActiveWriteMode, AppendResult, LogMetrics, LogOpenOptions, LogState, ReadOptions, TailCacheOptionsForLog } from './log-types.js';
+export type { TxnMarkerOptions } from './append-accounting.js';
+export type { PlacementMetrics, PlacementReasons, PlacementReason } from './placement.js';
+
+const RESOLVED: Promise<void> = Promise.resolve();
+const noop = (): void => undefined;
+const MiB = 1024 * 1024;
+const DEFAULT_TAIL_CACHE_BYTES = 8 * MiB;
+const DEFAULT_RESERVATION_STEP_BYTES = 16 * MiB;
+const DEFAULT_MAX_PENDING_MUTATIONS = 4096;
+
+export class Log {
+  readonly io: Io;
+  readonly dir: string;
+  readonly config: LogConfig;
+  readonly topic: string;
+  readonly partition: number;
+  readonly metrics: LogMetrics;
+  readonly epochCache: LeaderEpochCache;
+  /** Idempotent/transactional producer state (the log drives it; read it, do not mutate it). */
+  readonly producerState: ProducerStateManager;
+  /** Where appends and reads ran, and why (one shape, updated in place). */
+  readonly placement: PlacementMetrics;
+  /** The newest bytes of the active segment (read it for metrics; the log drives it). */
+  readonly tailCache: TailCache;
+  readonly pool: BlockingPool;
+  private readonly segments: LogSegments;
+  private readonly ownsPool: boolean;
+  /** Mutations queued or running on the chain (the caller path needs 0). */
+  private readonly failStop: FailStop;
+  private readonly mutations: MutationQueue;
+  private readonly positions: LogPositions;
+  private readonly writtenWaiters: OffsetWaiters;
+  private readonly durableWaiters: OffsetWaiters;
+  private readonly flusher: LogFlusher;
+  private readonly writeQueue: WriteQueue;
+  private readonly local: LocalLog;
+  private readonly retention: LogRetention;
+  private readonly reader: LogReader;
+  private readonly appender: LogAppender;
+  private readonly now: () => number;
+  private readonly random: () => number;
+  private readonly onOffline: ((cause: unknown) => void) | null;
+
+  private constructor(io: Io, dir: string, config: LogConfig, options: LogOpenOptions, loaded: Awaited<ReturnType<typeof loadLog>>) {
+    this.io = io;
+    this.dir = dir;
+    this.config = config;
+    this.topic = options.topic;
+    this.partition = options.partition;
+    this.metrics = { appends: 0, appendedBytes: 0, writes: 0, flushes: 0, dirSyncs: 0, rolls: 0, deletedSegments: 0, directSegments: 0, directFallbacks: 0 };
+    this.epochCache = loaded.epochCache;
+    this.producerState = loaded.producerState;
+    this.placement = newPlacementMetrics();
+    const cacheOptions = options.tailCache ?? {};
+    this.tailCache = new TailCache({
+      maxBytes: cacheOptions.maxBytes ?? DEFAULT_TAIL_CACHE_BYTES,
+      ...(cacheOptions.chunkBytes === undefined ? {} : { chunkBytes: cacheOptions.chunkBytes }),
+      ...(cacheOptions.budget === undefined ? {} : { budget: cacheOptions.budget }),
+    });
+    this.pool = options.pool ?? new BlockingPool({ concurrency: 4, maxQueued: 4096, reservedQueued: 64 });
+    this.positions = new LogPositions(loaded);
+    this.writtenWaiters = new OffsetWaiters();
+    this.durableWaiters = new OffsetWaiters();
+    this.onOffline = options.onOffline ?? null;
+    this.failStop = new FailStop({
+      dir, positions: this.positions, writtenWaiters: this.writtenWaiters, durableWaiters: this.durableWaiters,
+      afterOffline: (cause) => {
+        this.flusher.stopTimer();
+        this.onOffline?.(cause);
+      },
+      onRefusal: options.onRefusal ?? null,
+    });
+    this.mutations = new MutationQueue(dir, options.maxPendingMutations ?? DEFAULT_MAX_PENDING_MUTATIONS, this);
+    this.segments = new LogSegments(loaded.segments);
+    for (const segment of this.segments.all()) segment.setFailureListener(this.failStop.onFailure);
+    this.epochCache.setFailureListener(this.failStop.onFailure);
+    this.ownsPool = options.pool === undefined;
+    this.now = options.now ?? Date.now;
+    this.random = options.random ?? Math.random;
+    this.flusher = new LogFlusher({
+      io, dir, config, positions: this.positions, segments: this.segments, durableWaiters: this.durableWaiters,
+      metrics: this.metrics, where: this, now: this.now, onFailure: this.failStop.onFailure,
+    });
+    // A placeholder over the active segment until activate() (Log.open) makes its writer and reservation.
+    this.writeQueue = new WriteQueue({
+      io, dir, config, positions: this.positions, tailCache: this.tailCache, writtenWaiters: this.writtenWaiters,
+      flusher: this.flusher, metrics: this.metrics, arena: options.arena ?? null,
+      writerLimits: options.writerLimits ?? DEFAULT_WRITER_LIMITS,
+      reservationStepBytes: options.reservationStepBytes ?? DEFAULT_RESERVATION_STEP_BYTES, onFailure: this.failStop.onFailure,
+    }, this.active);
+    this.local = new LocalLog({
+      io, dir, config, segments: this.segments, writeQueue: this.writeQueue, tailCache: this.tailCache, flusher: this.flusher,
+      producerState: this.producerState, positions: this.positions, metrics: this.metrics, now: this.now, random: this.random,
+      onFailure: this.failStop.onFailure,
+    });
+    this.retention = new LogRetention({
+      dir, config, positions: this.positions, segments: this.segments, local: this.local, flusher: this.flusher,
+      producerState: this.producerState, epochCache: this.epochCache, now: this.now, failWith: (error) => this.failStop.failWith(error),
+    });
+    this.reader = new LogReader({
+      dir, positions: this.positions, segments: this.segments, local: this.local, writeQueue: this.writeQueue,
+      tailCache: this.tailCache, producerState: this.producerState, where: this,
+    });
+    this.appender = new LogAppender({
+      dir, config, positions: this.positions, segments: this.segments, local: this.local, writeQueue: this.writeQueue,
+      flusher: this.flusher, epochCache: this.epochCache, producerState: this.producerState, placement: this.placement,
+      metrics: this.metrics, mutations: this.mutations, failStop: this.failStop, now: this.now,
+      beforeAppend: options.beforeAppend ?? null,
+    });
+    this.flusher.startTimer();
+  }
+
+  /** Opens (creating, loading and if needed recovering) the log in `dir`. */
+  static async open(io: Io, dir: string, config: LogConfig, options: LogOpenOptions): Promise<Log> {
+    assert(options.recoveryPoint === null || (Number.isSafeInteger(options.recoveryPoint) && options.recoveryPoint >= 0), 'Log.open: recoveryPoint must be null or a non-negative safe integer');
+    assert(Number.isSafeInteger(options.logStartOffset) && options.logStartOffset >= 0, 'Log.open: logStartOffset must be a non-negative safe integer');
+    const now = options.now ?? Date.now;
+    const random = options.random ?? Math.random;
+    const loaded = await loadLog(io, dir, config, {
+      recoveryPoint: options.recoveryPoint,
+      logStartOffset: options.logStartOffset,
+      hadCleanShutdown: options.hadCleanShutdown,
+      onCorruption: options.onCorruption ?? 'fail',
+      nowMs: now(),
+      jitter: () => rollJitter(config, random),
+    });
+    const log = new Log(io, dir, config, options, loaded);
+    try {
+      log.tailCache.roll(log.active.size);
+      await log.writeQueue.activate(log.active);
+    } catch (error) {
+      await log.release().catch(noop);
+      throw error;
+    }
+    return log;
+  }
+
+  /** How the active segment is written now ('direct' may fall back to 'buffered' per segment). */
+  get writeMode(): ActiveWriteMode {
+    return this.writeQueue.mode;
+  }
+
+  // ---- positions ---------------------------------------------------------
+
+  get logEndOffset(): number {
+    return this.positions.logEnd;
+  }
+
+  get writtenOffset(): number {
+    return this.positions.written;
+  }
+
+  /** The recovery point: everything below it is durable. */
+  get durableOffset(): number {
+    return this.positions.durable;
+  }
+
+  get highWatermark(): number {
+    return this.positions.highWatermark;
+  }
+
+  /**
+   * The last stable offset (§17): the first offset of the earliest open (or
+   * completed but not yet replicated) transaction, clamped to the log start
+   * offset, if it is below the high watermark; else the high watermark.
+   */
+  get lastStableOffset(): number {
+    return lastStableOffsetOf(this.producerState, this.positions.highWatermark, this.positions.logStart);
+  }
+
+  get logStartOffset(): number {
+    return this.positions.logStart;
+  }
+
+  get state(): LogState {
+    return this.positions.state;
+  }
+
+  /** The first I/O failure (offline), or undefined. */
+  get failureCause(): unknown {
+    return this.positions.failure;
+  }
+
+  /** Base offsets of the segments, ascending. */
+  segmentBaseOffsets(): number[] {
+    return this.segments.baseOffsets();
+  }
+
+  get numberOfSegments(): number {
+    return this.segments.length;
+  }
+
+  /** Sum of the segments' logical sizes. */
+  get size(): number {
+    return this.segments.sizeInBytes;
+  }
+
+  /** Sets the high watermark, clamped to [logStartOffset, logEndOffset]; returns the value set. */
+  updateHighWatermark(offset: number): number {
+    assert(Number.isSafeInteger(offset), 'Log.updateHighWatermark: offset must be a safe integer');
+    this.positions.highWatermark = Math.min(Math.max(offset, this.positions.logStart), this.positions.logEnd);
+    this.producerState.onHighWatermarkUpdated(this.positions.highWatermark);
+    return this.positions.highWatermark;
+  }
+
+  /**
+   * Resolves once the record at `offset` is in the file (writtenOffset >
+   * offset). Offline, only records durable before the failure still answer:
+   * a batch written but not durable may be one the failure lost (a failed
+   * fdatasync drops its pages), and nothing is acknowledged past a failure.
+   */
+  written(offset: number): Promise<void> {
+    assert(Number.isSafeInteger(offset), 'Log.written: offset must be a safe integer');
+    if (offset < this.positions.durable) return RESOLVED;
+    const refused = this.failStop.refusal();
+    if (refused !== null) return Promise.reject(refused);
+    if (offset < this.positions.written) return RESOLVED;
+    return this.writtenWaiters.add(offset);
+  }
+
+  /** Resolves once the record at `offset` is durable (durableOffset > offset); starts a flush if none runs. */
+  durable(offset: number): Promise<void> {
+    assert(Number.isSafeInteger(offset), 'Log.durable: offset must be a safe integer');
+    if (offset < this.positions.durable) return RESOLVED;
+    const refused = this.failStop.refusal();
+    if (refused !== null) return Promise.reject(refused);
+    const promise = this.durableWaiters.add(offset);
+    this.flusher.maybeStart();
+    return promise;
+  }
+
+  // ---- append ----------------------------------------------------------
+
+  /**
+   * Appends one producer batch: validation (Kafka's order), offsets assigned
+   * in place from the log end offset, leader epoch stamped, LogAppendTime
+   * restamped. The log takes ownership of `buffer`. Resolves when the batch
+   * is accepted (queued for writing); use written()/durable() to wait for
+   * more. A rejected batch changes nothing. Placed on the caller (the
+   * returned promise is already resolved, nothing was awaited) when the
+   * rules allow, else on the pool; a full queue rejects with the retriable
+   * SEGLOG_ERR_LOG_QUEUE_FULL.
+   */
+  appendAsLeader(buffer: Buffer, options: { readonly leaderEpoch: number }): Promise<AppendResult> {
+    return this.appender.appendAsLeader(buffer, options);
+  }
+
+  /**
+   * The synchronous form of appendAsLeader: the result when the append runs
+   * on the caller; null when it must go to the pool (nothing changed: call
+   * appendAsLeader, which validates again). Invalid batches throw.
+   */
+  tryAppendAsLeader(buffer: Buffer, options: { readonly leaderEpoch: number }): AppendResult | null {
+    return this.appender.tryAppendAsLeader(buffer, options);
+  }
+
+  /**
+   * Appends a transaction marker (WriteTxnMarkers, coordinator origin): a
+   * COMMIT or ABORT control batch for `producerId` at the log end offset. Only
+   * the producer epoch (SEGLOG_ERR_PRODUCER_FENCED_EPOCH) and the coordinator
+   * epoch (SEGLOG_ERR_PRODUCER_COORDINATOR_FENCED) are checked. A marker that
+   * closes a transaction completes it; an aborted one is recorded in the
+   * active segment's .txnindex. A marker with no open transaction is written
+   * but completes nothing. Always pool work.
+   */
+  appendMarker(marker: TxnMarkerOptions): Promise<AppendResult> {
+    return this.appender.appendMarker(marker);
+  }
+
+  /**
+   * Appends leader-assigned batches verbatim (replication): framing and CRC
+   * checked, offsets increasing and starting at or above the log end offset
+   * (gaps allowed), leader epochs taken from each batch, producer state
+   * replayed without sequence checks. Bytes after the last complete batch
+   * are ignored. Placed like appendAsLeader; every batch's epoch is checked.
+   */
+  appendAsFollower(buffer: Buffer): Promise<AppendResult> {
+    return this.appender.appendAsFollower(buffer);
+  }
+
+  /** The synchronous form of appendAsFollower: the result on the caller, or null (nothing changed). */
+  tryAppendAsFollower(buffer: Buffer): AppendResult | null {
+    return this.appender.tryAppendAsFollower(buffer);
+  }
+
+  // ---- roll --------------------------------------------------------------
+
+  /** Rolls now (tests, tools, retention): a new empty active segment at the log end offset. */
+  forceRoll(): Promise<void> {
+    return this.mutations.run(async () => {
+      this.failStop.checkWritable();
+      if (this.active.isEmpty) return;
+      try {
+        await this.local.roll(this.positions.logEnd, this.now());
+      } catch (error) {
+        throw this.failStop.failWith(error);
+      }
+    });
+  }
+
+  // ---- flush / group commit --------------------------------------------
+
+  /**
+   * Makes everything accepted so far durable: waits for queued appends,
+   * fdatasyncs the .log files and the directory if needed.
+   */
+  flush(): Promise<void> {
+    return this.mutations.run(() => this.flushAll());
+  }
+
+  private async flushAll(): Promise<void> {
+    this.failStop.checkWritable();
+    const end = this.positions.logEnd;
+    if (end > this.positions.durable) await this.durable(end - 1);
+    if (this.flusher.isDirDirty) {
+      try {
+        await this.flusher.syncDir();
+      } catch (error) {
+        throw this.failStop.failWith(error);
+      }
+    }
+  }
+
+  // ---- read --------------------------------------------------------------
+
+  /**
+   * Whole batches from the batch holding `offset`: at most maxBytes (the
+   * first batch alone may exceed it), only batches below maxOffset (default
+   * and at most writtenOffset; read_committed: at most the last stable
+   * offset), from one segment. offset == logEndOffset gives an empty plan;
+   * below logStartOffset or above logEndOffset is
+   * SEGLOG_ERR_LOG_OFFSET_OUT_OF_RANGE. Served on the caller from the tail
+   * cache when it holds the floor entry and every following byte of the
+   * active segment (the promise is already resolved; parts are inline views
+   * that stay valid after truncation, roll and eviction), else on the pool
+   * from the file (file parts). Release the plan when done.
+   */
+  read(offset: number, maxBytes: number, options: ReadOptions = {}): Promise<FetchPlan> {
+    return this.reader.read(offset, maxBytes, options);
+  }
+
+  /** The synchronous form of read: the plan when the caller can serve it, else null (read() goes to the pool). Throws read()'s errors. */
+  tryRead(offset: number, maxBytes: number, options: ReadOptions = {}): FetchPlan | null {
+    return this.reader.tryRead(offset, maxBytes, options);
+  }
+
+  /**
+   * Kafka's offsetsForTimes: EARLIEST (-2) → log start offset, LATEST (-1)
+   * → log end offset; otherwise the first record with timestamp ≥ target
+   * (in the first segment whose largest timestamp reaches it), or null.
+   */
+  async offsetForTimestamp(timestamp: number): Promise<TimestampLookup | null> {
+    assert(Number.isSafeInteger(timestamp), 'Log.offsetForTimestamp: timestamp must be a safe integer');
+    if (this.positions.state === 'closed') throw logClosed(this.dir);
+    if (timestamp === EARLIEST_TIMESTAMP) {
+      const earliest = this.epochCache.earliestEntry();
+      const epoch = earliest !== undefined && earliest.startOffset <= this.positions.logStart ? earliest.epoch : -1;
+      return { timestamp: -1, offset: this.positions.logStart, leaderEpoch: epoch };
+    }
+    if (timestamp === LATEST_TIMESTAMP) return { timestamp: -1, offset: this.positions.logEnd, leaderEpoch: this.epochCache.latestEpoch() ?? -1 };
+    return this.local.findOffsetByTimestamp(timestamp);
+  }
+
+  // ---- truncation ------------------------------------------------------
+
+  /**
+   * Follower truncation (§18): removes every batch with lastOffset ≥ offset
+   * (the whole batch holding `offset`); LEO becomes `offset`. Resolves false
+   * when offset ≥ logEndOffset (nothing to do).
+   */
+  truncateTo(offset: number): Promise<boolean> {
+    assert(Number.isSafeInteger(offset) && offset >= 0, 'Log.truncateTo: offset must be a non-negative safe integer');
+    return this.mutations.run(async () => {
+      this.failStop.checkWritable();
+      if (offset >= this.positions.logEnd) {
+        this.epochCache.truncateFromEnd(this.positions.logEnd);
+        return false;
+      }
+      if (offset < this.segments.first.baseOffset) {
+        await this.replaceAllSegments(offset, undefined);
+        return true;
+      }
+      await this.truncateSegments(offset);
+      return true;
+    });
+  }
+
+  private async truncateSegments(offset: number): Promise<void> {
+    await this.flusher.pause();
+    try {
+      await this.local.truncateTo(offset);
+      this.setPositionsAfterTruncation(offset, Math.min(offset, this.active.nextOffset));
+      await this.reloadProducerState(offset);
+    } catch (error) {
+      throw this.failStop.failWith(error);
+    } finally {
+      this.flusher.resume();
+    }
+  }
+
+  /**
+   * Producer state after a truncation to `offset`: snapshots above it go,
+   * the newest one left is loaded and the log replayed from it to `offset`
+   * (.txnindex entries were cut with their segments; none are re-added).
+   */
+  private async reloadProducerState(offset: number): Promise<void> {
+    // From the first segment's base, as the loader does: a producer whose batches all lie below the log start
+    // offset must stay known (issue 23 item 1).
+    const replayFrom = Math.min(this.segments.first.baseOffset, this.positions.logStart);
+    await this.producerState.truncateAndReload(replayFrom, offset, this.now());
+    await replayProducerState(this.producerState, this.segments.all(), { upTo: offset, rebuilt: null, snapshotBases: [] });
+  }
+
+  private setPositionsAfterTruncation(offset: number, dataEnd: number): void {
+    this.positions.logEnd = offset;
+    this.positions.written = offset;
+    this.positions.durable = Math.min(this.positions.durable, dataEnd);
+    this.flusher.clampTarget(offset);
+    this.positions.highWatermark = Math.min(this.positions.highWatermark, offset);
+    this.positions.logStart = Math.min(this.positions.logStart, offset);
+    this.epochCache.truncateFromEnd(offset);
+    const truncated = logTruncated(this.dir, offset);
+    this.writtenWaiters.rejectAll(truncated);
+    this.durableWaiters.rejectAll(truncated);
+  }
+
+  /** Deletes every segment and starts empty at `offset` (§18); logStartOffset defaults to `offset`. */
+  truncateFullyAndStartAt(offset: number, logStartOffset?: number): Promise<void> {
+    assert(Number.isSafeInteger(offset) && offset >= 0, 'Log.truncateFullyAndStartAt: offset must be a non-negative safe integer');
+    return this.mutations.run(async () => {
+      this.failStop.checkWritable();
+      await this.replaceAllSegments(offset, logStartOffset);
+    });
+  }
+
+  private async replaceAllSegments(offset: number, logStartOffset: number | undefined): Promise<void> {
+    await this.flusher.pause();
+    try {
+      await this.local.replaceAll(offset);
+      await this.epochCache.clear();
+      await this.producerState.truncateFullyAndStartAt(offset);
+    } catch (error) {
+      throw this.failStop.failWith(error);
+    } finally {
+      this.flusher.resume();
+    }
+    this.setPositionsAfterTruncation(offset, offset);
+    this.positions.durable = offset;
+    this.positions.highWatermark = offset;
+    this.positions.logStart = logStartOffset ?? offset;
+  }
+
+  // ---- retention -------------------------------------------------------
+
+  /**
+   * Kafka's deleteOldSegments (§19): start-offset breach, then size
+   * (retentionBytes ≥ 0), then time (retentionMs ≥ 0). Only whole segments
+   * entirely below the high watermark, oldest first; the log always keeps a
+   * segment (it rolls first when every segment goes). Returns the count.
+   */
+  deleteOldSegments(nowMs?: number): Promise<number> {
+    return this.mutations.run(async () => {
+      this.failStop.checkWritable();
+      return this.retention.deleteOldSegments(nowMs ?? this.now());
+    });
+  }
+
+  /**
+   * deleteRecords: advances the log start offset to `offset` (-1 = the high
+   * watermark). Above the high watermark (or negative) is
+   * SEGLOG_ERR_LOG_OFFSET_OUT_OF_RANGE. The data goes with the next
+   * deleteOldSegments. Resolves with the log start offset.
+   */
+  deleteRecords(offset: number): Promise<number> {
+    assert(Number.isSafeInteger(offset), 'Log.deleteRecords: offset must be a safe integer');
+    return this.mutations.run(async () => {
+      this.failStop.checkWritable();
+      return this.retention.deleteRecords(offset);
+    });
+  }
+
+  // ---- close / failure ---------------------------------------------------
+
+  /**
+   * Waits for queued appends and writes, makes everything durable, writes
+   * the final time-index entry, trims the active segment's indexes (and a
+   * preallocated .log), flushes the leader-epoch checkpoint and closes every
+   * handle. An offline log only closes its handles. Plans not yet released
+   * keep their .log handles until released.
+   */
+  close(): Promise<void> {
+    if (this.positions.state === 'closed') return this.mutations.tail;
+    return this.mutations.run(async () => {
+      if (this.positions.state === 'closed') return;
+      let failure: unknown;
+      if (this.positions.state === 'open') {
+        try {
+          await this.flushAll();
+          await this.producerState.takeSnapshot();
+          await this.sealActiveForClose();
+          await this.epochCache.flush();
+        } catch (error) {
+          failure = error;
+          this.failStop.fail(error);
+        }
+      }
+      await this.release();
+      if (failure !== undefined) throw logOffline(this.dir, failure);
+    });
+  }
+
+  private async sealActiveForClose(): Promise<void> {
+    const active = this.active;
+    await this.writeQueue.deactivate(true);
+    active.timeIndex.maybeAppend(active.maxTimestampSoFar, active.offsetOfMaxTimestampSoFar, true);
+    await active.offsetIndex.trim();
+    await active.timeIndex.trim();
+    await active.trimLog();
+    await active.flushIndexes();
+    await active.logFile.file.fdatasync();
+    this.metrics.flushes++;
+  }
+
+  private async release(): Promise<void> {
+    this.flusher.stopTimer();
+    this.local.cancelDeletes();
+    // Paused for good: no round starts after close.
+    await this.flusher.pause();
+    // Returns direct staging memory (after a failure too); the O_DIRECT handle goes with it.
+    await this.writeQueue.release(this.positions.state === 'open');
+    this.tailCache.close();
+    this.positions.state = this.positions.state === 'offline' ? 'offline' : 'closed';
+    const closed = logClosed(this.dir);
+    this.writtenWaiters.rejectAll(closed);
+    this.durableWaiters.rejectAll(closed);
+    await Promise.allSettled([this.epochCache.flush(), ...this.segments.all().map((segment) => segment.close())]);
+    if (this.ownsPool) await this.pool.close();
+    this.positions.state = 'closed';
+  }
+
+  /**
+   * Takes the log offline because its data directory failed elsewhere (a
+   * checkpoint or marker write, another log: Kafka's LogDirFailureChannel).
+   * Nothing more is acknowledged; reads of written data keep working.
+   * No-op unless open.
+   */
+  markOffline(cause: unknown): void {
+    this.failStop.fail(cause);
+  }
+
+  private get active(): Segment {
+    return this.segments.active;
+  }
+}
