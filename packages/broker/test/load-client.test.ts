@@ -108,7 +108,23 @@ describe('load client against an in-process broker', () => {
     expect(report.ok).toBe(true);
   });
 
+  it('linger 0 with producing tasks: a free request slot sends what is there, not a full batch (closed loop: full)', async () => {
+    const options: Partial<LoadOptions> = { ...BASE, port: broker.port, producers: 1, records: 6000, lingerMs: 0, batchBytes: 65_536 };
+    const closed = await runLoad({ ...options, topic: topic() });
+    const chunked = await runLoad({ ...options, topic: topic(), produceChunk: 50, produceTasks: 2 });
+    for (const r of [closed, chunked]) {
+      expect(r.ok).toBe(true);
+      expect(r.consume.kind === 'verified' && r.consume.violations.length === 0 && r.consume.recordsConsumed === 6000).toBe(true);
+    }
+    // Closed loop: 6000 records fill the 16 partitions' open batches (375 each, under 64 KiB) before the first send.
+    expect(closed.produce.recordsPerBatch).toBe(375);
+    // Chunked: the first turns go out at once (5 slots free), later ones carry what arrived behind the in-flight requests.
+    expect(chunked.produce.recordsPerBatch).toBeLessThan(100);
+    expect(chunked.produce.produceRequests).toBeGreaterThan(5);
+  });
+
   it('usage errors are typed before any connection', async () => {
+    await expect(runLoad({ ...BASE, port: broker.port, records: 10, produceChunk: 10, durationMs: null, rate: 100 })).rejects.toMatchObject({ code: 'SEGLOG_ERR_LOAD_USAGE' });
     await expect(runLoad({ ...BASE, port: broker.port, records: 10, acks: 1 })).rejects.toMatchObject({ code: 'SEGLOG_ERR_LOAD_USAGE' });
     await expect(runLoad({ ...BASE, port: broker.port })).rejects.toMatchObject({ code: 'SEGLOG_ERR_LOAD_USAGE' });
     await expect(runLoad({ ...BASE, port: broker.port, topic: 'missing-topic', createTopic: false, records: 10 }))
@@ -120,12 +136,12 @@ describe('pnpm load arguments', () => {
   it('parses the documented options, including --acks -1 after pnpm\'s --', () => {
     const parsed = parseLoadArgs(['--', '--bootstrap', '127.0.0.1:9093', '--topic', 'T', '--partitions', '16', '--producers', '3',
       '--record-bytes', '100', '--records', '1000', '--acks', '-1', '--idempotent', '--compression', 'zstd', '--linger-ms', '0',
-      '--batch-bytes', '65536', '--create-topic', '--no-verify', '--json']);
+      '--batch-bytes', '65536', '--create-topic', '--no-verify', '--json', '--produce-chunk', '64', '--produce-tasks', '3']);
     expect(parsed).toEqual({
       json: true,
       options: {
         host: '127.0.0.1', port: 9093, topic: 'T', partitions: 16, producers: 3, recordBytes: 100, records: 1000, acks: -1,
-        idempotent: true, compression: 'zstd', lingerMs: 0, batchBytes: 65536, createTopic: true, verify: false,
+        idempotent: true, compression: 'zstd', lingerMs: 0, batchBytes: 65536, createTopic: true, verify: false, produceChunk: 64, produceTasks: 3,
       },
     });
     expect(parseLoadArgs(['--help'])).toBe('help');

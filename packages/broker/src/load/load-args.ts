@@ -17,6 +17,9 @@ export const LOAD_USAGE = `usage: pnpm load [--] --topic T (--records N | --dura
   --records N                records in all, spread over the producers
   --duration-ms D            or: produce for D ms
   --rate R                   records/s over all producers (default: closed loop, as fast as acks allow)
+  --produce-chunk N          records per producing-task turn, yielding to the event loop between turns
+                             (default: closed loop, the accumulator filled before each send)
+  --produce-tasks T          producing tasks per producer with --produce-chunk (default 4)
   --acks 1|-1|0              (default -1)
   --idempotent               InitProducerId per producer, sequences per partition (needs acks=-1)
   --compression C            none|gzip|snappy|lz4|zstd (default none)
@@ -64,6 +67,7 @@ export function parseLoadArgs(argv: readonly string[]): { options: Partial<LoadO
       options: {
         bootstrap: { type: 'string' }, topic: { type: 'string' }, partitions: { type: 'string' }, producers: { type: 'string' },
         'record-bytes': { type: 'string' }, records: { type: 'string' }, 'duration-ms': { type: 'string' }, rate: { type: 'string' },
+        'produce-chunk': { type: 'string' }, 'produce-tasks': { type: 'string' },
         acks: { type: 'string' }, idempotent: { type: 'boolean' }, compression: { type: 'string' }, 'linger-ms': { type: 'string' },
         'batch-bytes': { type: 'string' }, 'max-in-flight': { type: 'string' }, 'max-request-bytes': { type: 'string' }, 'create-topic': { type: 'boolean' },
         'streaming-compression': { type: 'boolean' }, 'max-batch-bytes': { type: 'string' }, 'buffer-bytes': { type: 'string' },
@@ -92,6 +96,8 @@ export function parseLoadArgs(argv: readonly string[]): { options: Partial<LoadO
   set('recordBytes', int('record-bytes', values['record-bytes'], 1));
   set('records', int('records', values.records, 1));
   set('durationMs', int('duration-ms', values['duration-ms'], 1));
+  set('produceChunk', int('produce-chunk', values['produce-chunk'], 1));
+  set('produceTasks', int('produce-tasks', values['produce-tasks'], 1));
   set('lingerMs', int('linger-ms', values['linger-ms'], 0));
   set('batchBytes', int('batch-bytes', values['batch-bytes'], 1));
   set('maxBatchBytes', int('max-batch-bytes', values['max-batch-bytes'], 1));

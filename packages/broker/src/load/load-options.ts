@@ -46,6 +46,17 @@ export interface LoadOptions {
   readonly durationMs: number | null;
   /** Target records/s over all producers; null = as fast as acknowledgements allow (closed loop). */
   readonly rate: number | null;
+  /**
+   * Records a producing task adds per turn before yielding to the event loop
+   * (null: the closed loop, which adds records until the accumulator is full
+   * before anything is sent). With a chunk, produceTasks tasks per producer
+   * take turns (setImmediate), each turn followed by a send of what is ready
+   * if a request slot is free: an application producing concurrently with
+   * the client's I/O, as franz-go's benchmark goroutines do. Needs rate null.
+   */
+  readonly produceChunk: number | null;
+  /** Producing tasks per producer when produceChunk is set (default 4). */
+  readonly produceTasks: number;
   readonly acks: -1 | 0 | 1;
   readonly idempotent: boolean;
   readonly compression: CodecName;
@@ -104,6 +115,8 @@ export const LOAD_DEFAULTS: LoadOptions = Object.freeze({
   records: null,
   durationMs: null,
   rate: null,
+  produceChunk: null,
+  produceTasks: 4,
   acks: -1,
   idempotent: false,
   compression: 'none',
@@ -154,6 +167,11 @@ export function resolveLoadOptions(partial: Partial<LoadOptions>): LoadOptions {
   if (o.records !== null) positiveInt('records', o.records);
   if (o.durationMs !== null) positiveInt('durationMs', o.durationMs);
   if (o.rate !== null && !(o.rate > 0 && Number.isFinite(o.rate))) throw usage(`rate must be a positive number, got ${o.rate}`);
+  if (o.produceChunk !== null) {
+    positiveInt('produceChunk', o.produceChunk, 1_000_000);
+    if (o.rate !== null) throw usage('produceChunk models a closed-loop application: give it without rate');
+  }
+  positiveInt('produceTasks', o.produceTasks, 1000);
   if (o.acks !== -1 && o.acks !== 0 && o.acks !== 1) throw usage(`acks must be -1, 0 or 1, got ${String(o.acks)}`);
   if (o.idempotent && o.acks !== -1) throw usage('idempotence needs acks=-1 (as Kafka requires acks=all)');
   if (o.idempotent && o.maxInFlight > 5) throw usage('idempotence allows at most 5 requests in flight per connection');

@@ -11,6 +11,16 @@
 // bytes) for the next one. Allocation happens per batch and per request (one
 // promise).
 //
+// Generation: closed loop by default (records are added until the
+// accumulator refuses one, then what is ready is sent, and so on), or, with
+// produceChunk, produceTasks producing tasks taking turns through
+// setImmediate, each turn adding up to produceChunk records and then sending
+// what is ready if a request slot is free (an application producing
+// concurrently with the client's I/O). A task whose record is refused (full)
+// parks until a send takes a batch. At linger 0 both accumulators seal
+// whatever a partition holds when a slot is free (Kafka's and franz-go's
+// linger 0); only the closed loop makes that a full batch.
+//
 // Every generated record settles exactly once in the ledger: acked, failed
 // (refused), uncertain (written, never answered) or purged (never written).
 // `purge()` drops what the accumulator holds and stops generation; requests
@@ -103,6 +113,10 @@ export class LoadProducer {
   private deadline: number;
   private generating: boolean;
   private timer: NodeJS.Timeout | null;
+  /** Producing tasks waiting for their next turn (setImmediate) and tasks parked on a full accumulator (produceChunk). */
+  private tasksScheduled: number;
+  private tasksParked: number;
+  private readonly taskTurn: () => void;
   private finish: (() => void) | null;
   /** The lostResponse hook has fired (it fires once). */
   private dropped: boolean;
@@ -132,6 +146,9 @@ export class LoadProducer {
     this.deadline = 0;
     this.generating = true;
     this.timer = null;
+    this.tasksScheduled = 0;
+    this.tasksParked = 0;
+    this.taskTurn = () => this.runTask();
     this.finish = null;
     this.dropped = false;
     this.resend = null;
@@ -166,6 +183,7 @@ export class LoadProducer {
     this.deadline = deadline;
     return new Promise<void>((resolve) => {
       this.finish = resolve;
+      if (this.o.produceChunk !== null) for (let t = 0; t < this.o.produceTasks; t++) this.scheduleTask();
       this.step();
     });
   }
@@ -177,13 +195,18 @@ export class LoadProducer {
     }
     const now = performance.now();
     if (now >= this.deadline) this.generating = false;
-    this.generate(now);
+    // Closed loop: fill the accumulator before each send. Chunked: the producing tasks add records in their turns.
+    const closedLoop = this.o.produceChunk === null;
+    if (closedLoop) this.generate(now, Number.MAX_SAFE_INTEGER);
+    let sentAny = false;
     while (this.inFlight < this.o.maxInFlight) {
       const sent = this.sendReady(now);
       if (!sent) break;
-      this.generate(now);
+      sentAny = true;
+      if (closedLoop) this.generate(now, Number.MAX_SAFE_INTEGER);
     }
-    if (!this.generating && this.inFlight === 0 && this.resend === null && !this.accumulator.hasPending()) {
+    if (sentAny || !this.generating) this.unparkTasks(); // taking a batch is what frees room in the accumulator
+    if (!this.generating && this.tasksScheduled === 0 && this.inFlight === 0 && this.resend === null && !this.accumulator.hasPending()) {
       const finish = this.finish;
       this.finish = null;
       if (finish !== null) finish();
@@ -192,21 +215,53 @@ export class LoadProducer {
     this.maybeArmTimer(now);
   }
 
-  /** Adds records to the accumulator: within the budget, the rate and what the accumulator holds. */
-  private generate(now: number): void {
-    if (!this.generating) return;
+  /** One producing task's turn: up to produceChunk records, then a send of what is ready if a slot is free. */
+  private runTask(): void {
+    this.tasksScheduled--;
+    if (!this.generating || this.finish === null) {
+      this.step(); // the last task out may be what completes the run
+      return;
+    }
+    const now = performance.now();
+    if (now >= this.deadline) this.generating = false;
+    const full = this.generate(now, this.o.produceChunk as number);
+    if (full) this.tasksParked++;
+    else if (this.generating) this.scheduleTask();
+    this.step();
+  }
+
+  private scheduleTask(): void {
+    this.tasksScheduled++;
+    setImmediate(this.taskTurn);
+  }
+
+  private unparkTasks(): void {
+    while (this.tasksParked > 0) {
+      this.tasksParked--;
+      this.scheduleTask();
+    }
+  }
+
+  /**
+   * Adds up to `max` records to the accumulator: within the budget, the rate
+   * and what the accumulator holds; true if it stopped because the accumulator is full.
+   */
+  private generate(now: number, max: number): boolean {
+    if (!this.generating) return false;
     let limit = this.s.records ?? Number.MAX_SAFE_INTEGER;
+    limit = Math.min(limit, this.generated + max);
     if (this.s.rate !== null) limit = Math.min(limit, Math.floor(((now - this.startedAt) * this.s.rate) / 1000) + 1);
     const partitions = this.o.partitions;
     const timestamp = Date.now();
     while (this.generated < limit) {
       const p = this.cursor;
-      if (!this.accumulator.tryAdd(p, this.ledger.nextSequence(p), now, timestamp)) return; // full: wait for an in-flight slot
+      if (!this.accumulator.tryAdd(p, this.ledger.nextSequence(p), now, timestamp)) return true; // full: wait for an in-flight slot
       this.ledger.claimSequence(p);
       this.generated++;
       this.cursor = p + 1 === partitions ? 0 : p + 1;
     }
     if (this.s.records !== null && this.generated >= this.s.records) this.generating = false;
+    return false;
   }
 
   /** Sends one request: a pending resend, else every ready batch; false if none is ready. */
