@@ -301,6 +301,43 @@ describe('retriable refusals are reported, rate-limited', () => {
   });
 });
 
+describe('the leader-epoch checkpoint at an epoch change', () => {
+  // Written before the first batch of the new epoch: nothing of the batch is at risk yet.
+  for (const fault of ['openEmfile', 'nospc'] as const) {
+    it(`${fault === 'openEmfile' ? 'EMFILE' : 'ENOSPC'} writing it refuses the append; the log stays open and the retry writes it`, async () => {
+      const io = await machine();
+      const manager = await open(io);
+      const log = await manager.getOrCreateLog('t', 0);
+      await appendAndWait(log, 1);
+      const tmp = `${DATA}/t-0/leader-epoch-checkpoint.tmp`;
+      if (fault === 'openEmfile') {
+        io.setFaults({ openEmfile: { nth: 1, path: tmp } });
+      } else {
+        const stat = await io.statfs(DATA);
+        io.setFaults({ quotaBytes: stat.totalBytes - stat.availableBytes });
+      }
+      const first = await refusal(log.appendAsLeader(producerBatch(2, { tag: 2, valueBytes: 100 }), { leaderEpoch: 1 }));
+      io.setFaults({});
+      expect(first).toEqual(REFUSED);
+      expect(log.state).toBe('open');
+      expect(manager.state).toBe('open');
+      expect(log.logEndOffset).toBe(2);
+      const retried = await log.appendAsLeader(producerBatch(2, { tag: 2, valueBytes: 100 }), { leaderEpoch: 1 });
+      await log.durable(retried.lastOffset);
+      expect(retried.firstOffset).toBe(2);
+      expect((await io.readFile(`${DATA}/t-0/leader-epoch-checkpoint`)).toString('utf8')).toBe('0\n2\n0 0\n1 2\n');
+      await manager.close();
+      // A later power loss keeps both epochs and every record.
+      const survivor = io.recover('power-clean');
+      const reopened = await open(survivor);
+      const back = await reopened.getOrCreateLog('t', 0);
+      expect(back.epochCache.epochEntries()).toEqual([{ epoch: 0, startOffset: 0 }, { epoch: 1, startOffset: 2 }]);
+      expect((await readAll(back)).length).toBe(4);
+      await reopened.close();
+    });
+  }
+});
+
 describe('the free-space floor', () => {
   it('refuses with a message that does not contradict itself, in human sizes', async () => {
     const MiB = 1024 * 1024;

@@ -18,9 +18,17 @@
 //   assign/flush/clear, and reported at once to the failure listener (the
 //   owning Log goes offline when a background rewrite fails, not at the next
 //   flush): a log directory that failed a write is fail-stop.
+// - Except out of descriptors or space (EMFILE/ENFILE/ENOSPC, issue 23 item 8):
+//   the write is atomic (tmp, fsync, rename), so the previous checkpoint is
+//   intact and describes every acknowledged batch; the change stays unwritten
+//   (hasUnwrittenChanges) and the write rejects with the retriable
+//   SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE, nothing kept: the append that needed
+//   it is refused, and the next one writes it again.
 
+import { dirname } from 'node:path/posix';
 import { assert } from '@seglog/common';
 import type { Io } from '@seglog/io';
+import { isTransientResourceError, logResourceUnavailable } from '../internal/log-errors.js';
 import { LeaderEpochCheckpoint } from './leader-epoch-checkpoint.js';
 import type { EpochEntry } from './leader-epoch-checkpoint.js';
 
@@ -248,11 +256,17 @@ export class LeaderEpochCache {
   /** Joins the queued write, or queues one behind the running one. */
   private requestWrite(): Promise<void> {
     if (this.pendingWrite !== null) return this.pendingWrite;
-    const write = this.tail.then(() => {
+    const write = this.tail.then(async () => {
       this.pendingWrite = null;
       if (this.failure !== undefined) throw this.failure;
       this.dirty = false;
-      return this.checkpoint.write(this.entries.slice());
+      try {
+        await this.checkpoint.write(this.entries.slice());
+      } catch (error) {
+        if (!isTransientResourceError(error)) throw error;
+        this.dirty = true;
+        throw logResourceUnavailable(dirname(this.checkpoint.path), 'writing the leader-epoch checkpoint', error);
+      }
     });
     this.pendingWrite = write;
     this.unsettled++;
@@ -260,7 +274,7 @@ export class LeaderEpochCache {
       this.unsettled--;
     }, (error: unknown) => {
       this.unsettled--;
-      if (this.failure !== undefined) return;
+      if (this.failure !== undefined || (error as { code?: unknown }).code === 'SEGLOG_ERR_LOG_RESOURCE_UNAVAILABLE') return;
       this.failure = error;
       this.failureListener?.(error);
     });
