@@ -42,6 +42,22 @@ describe('loader: an index that fails its check never licenses a cut (issue 23 0
     await truncated.close();
   });
 
+  it('after a clean stop, a log that ends below its checkpointed recovery point (a segment lost while stopped) is refused', async () => {
+    const io = await newIo();
+    const cfg = config({ segmentBytes: SIZE * 6, indexIntervalBytes: SIZE });
+    const log = await openLog(io, cfg);
+    for (let i = 0; i < 14; i++) await log.appendAsLeader(producerBatch(1, { tag: i }), { leaderEpoch: 0 });
+    expect(log.segmentBaseOffsets()).toEqual([0, 6, 12]);
+    await log.close();
+    // Someone removes the last segment's files while the process is stopped: offsets 12..13 are gone.
+    for (const kind of ['.log', '.index', '.timeindex'] as const) await io.unlink(segmentPath(12, kind));
+    const error = await rejected(openLog(io, cfg, { hadCleanShutdown: true, recoveryPoint: 14 }));
+    expect(error.code).toBe('SEGLOG_ERR_LOG_CORRUPTION');
+    expect(error.message).toContain('ends below the recovery point');
+    expect(error.context).toMatchObject({ offset: 12, recoveryPoint: 14 });
+    expect(io.openHandles()).toEqual([]);
+  });
+
   it('a torn tail of the active segment after a clean stop is still cut (beyond the recovery point)', async () => {
     const io = await newIo();
     const cfg = config({ segmentBytes: SIZE * 6, indexIntervalBytes: SIZE });

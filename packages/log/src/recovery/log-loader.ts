@@ -23,7 +23,8 @@
 //   position and offset, and changes nothing on disk. onCorruption
 //   'truncate' is Kafka's behaviour instead (cut at the first invalid batch,
 //   delete every later segment), an operator's explicit choice. A log that
-//   ends below a known recovery point after an unclean stop is refused too.
+//   ends below a known recovery point is refused too, after a clean stop as
+//   after an unclean one (a clean close checkpoints recovery point = LEO).
 // - fsyncgate (reliability.md §2.1, ENGINE BUG 8 in
 //   test/reliability-engine-bugs.test.ts): after an unclean stop, the bytes
 //   of every recovered segment from the batch holding the recovery point on
@@ -263,7 +264,7 @@ function deletesLater(result: SegmentRecovery, options: LoadOptions, next: Segme
 }
 
 function checkEnd(segments: readonly Segment[], logEndOffset: number, options: LoadOptions): void {
-  if (options.hadCleanShutdown || options.onCorruption === 'truncate' || options.recoveryPoint === null || logEndOffset >= options.recoveryPoint) return;
+  if (options.onCorruption === 'truncate' || options.recoveryPoint === null || logEndOffset >= options.recoveryPoint) return;
   if (seams.truncateBelowDurable) return; // mutant
   const last = segments[segments.length - 1];
   const path = last === undefined ? '(none)' : Segment.path(last.dir, last.baseOffset, 'log');
