@@ -76,7 +76,6 @@ import type { PlacementMetrics } from './placement.js';
 import { DEFAULT_WRITER_LIMITS } from '../segment/segment-writer.js';
 import type { LeaderEpochCache } from '../checkpoint/leader-epoch-cache.js';
 import type { LogConfig } from '../log-config.js';
-import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './log-types.js';
 import type { ActiveWriteMode, AppendResult, LogMetrics, LogOpenOptions, LogState, ReadOptions } from './log-types.js';
 import { LocalLog, rollJitter } from './local-log.js';
 import { LogSegments } from './log-segments.js';
@@ -199,7 +198,7 @@ export class Log {
     });
     this.reader = new LogReader({
       dir, positions: this.positions, segments: this.segments, local: this.local, writeQueue: this.writeQueue,
-      tailCache: this.tailCache, producerState: this.producerState, where: this,
+      tailCache: this.tailCache, producerState: this.producerState, epochCache: this.epochCache, where: this,
     });
     this.appender = new LogAppender({
       dir, config, positions: this.positions, segments: this.segments, local: this.local, writeQueue: this.writeQueue,
@@ -449,16 +448,8 @@ export class Log {
    * → log end offset; otherwise the first record with timestamp ≥ target
    * (in the first segment whose largest timestamp reaches it), or null.
    */
-  async offsetForTimestamp(timestamp: number): Promise<TimestampLookup | null> {
-    assert(Number.isSafeInteger(timestamp), 'Log.offsetForTimestamp: timestamp must be a safe integer');
-    if (this.positions.state === 'closed') throw logClosed(this.dir);
-    if (timestamp === EARLIEST_TIMESTAMP) {
-      const earliest = this.epochCache.earliestEntry();
-      const epoch = earliest !== undefined && earliest.startOffset <= this.positions.logStart ? earliest.epoch : -1;
-      return { timestamp: -1, offset: this.positions.logStart, leaderEpoch: epoch };
-    }
-    if (timestamp === LATEST_TIMESTAMP) return { timestamp: -1, offset: this.positions.logEnd, leaderEpoch: this.epochCache.latestEpoch() ?? -1 };
-    return this.local.findOffsetByTimestamp(timestamp);
+  offsetForTimestamp(timestamp: number): Promise<TimestampLookup | null> {
+    return this.reader.offsetForTimestamp(timestamp);
   }
 
   // ---- truncation ------------------------------------------------------
