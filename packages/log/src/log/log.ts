@@ -47,6 +47,7 @@
 // - log/log-flusher.ts: group commit (fdatasync rounds, flush.ms).
 // - log/log-retention.ts: deleteOldSegments, deleteRecords.
 // - log/log-truncation.ts: truncateTo, truncateFullyAndStartAt.
+// - log/log-acks.ts: written(), durable() and the full flush.
 // - log/log-closer.ts: close's sealing of the active segment and release.
 // - log/mutation-queue.ts, log/fail-stop.ts: the call-order chain
 //   of mutations and the I/O-error funnel every collaborator shares.
@@ -68,6 +69,7 @@ import { LogPositions } from './log-positions.js';
 import { LogReader } from './log-reader.js';
 import { LogRetention } from './log-retention.js';
 import { LogTruncation } from './log-truncation.js';
+import { LogAcks } from './log-acks.js';
 import { LogCloser } from './log-closer.js';
 import { WriteQueue } from './write-queue.js';
 import { OffsetWaiters } from './offset-waiters.js';
@@ -90,7 +92,6 @@ export type { ActiveWriteMode, AppendResult, LogMetrics, LogOpenOptions, LogStat
 export type { TxnMarkerOptions } from './append-accounting.js';
 export type { PlacementMetrics, PlacementReasons, PlacementReason } from './placement.js';
 
-const RESOLVED: Promise<void> = Promise.resolve();
 const noop = (): void => undefined;
 const MiB = 1024 * 1024;
 const DEFAULT_TAIL_CACHE_BYTES = 8 * MiB;
@@ -124,6 +125,7 @@ export class Log {
   private readonly local: LocalLog;
   private readonly retention: LogRetention;
   private readonly truncation: LogTruncation;
+  private readonly acks: LogAcks;
   private readonly closer: LogCloser;
   private readonly reader: LogReader;
   private readonly appender: LogAppender;
@@ -185,6 +187,10 @@ export class Log {
     this.retention = new LogRetention({
       dir, config, positions: this.positions, segments: this.segments, local: this.local, flusher: this.flusher,
       producerState: this.producerState, epochCache: this.epochCache, now: this.now, failWith: (error) => this.failStop.failWith(error),
+    });
+    this.acks = new LogAcks({
+      positions: this.positions, failStop: this.failStop, flusher: this.flusher,
+      writtenWaiters: this.writtenWaiters, durableWaiters: this.durableWaiters,
     });
     this.truncation = new LogTruncation({
       dir, positions: this.positions, segments: this.segments, local: this.local, flusher: this.flusher,
@@ -304,28 +310,16 @@ export class Log {
 
   /**
    * Resolves once the record at `offset` is in the file (writtenOffset >
-   * offset). Offline, only records durable before the failure still answer:
-   * a batch written but not durable may be one the failure lost (a failed
-   * fdatasync drops its pages), and nothing is acknowledged past a failure.
+   * offset). Offline, only records durable before the failure still answer
+   * (nothing is acknowledged past a failure).
    */
   written(offset: number): Promise<void> {
-    assert(Number.isSafeInteger(offset), 'Log.written: offset must be a safe integer');
-    if (offset < this.positions.durable) return RESOLVED;
-    const refused = this.failStop.refusal();
-    if (refused !== null) return Promise.reject(refused);
-    if (offset < this.positions.written) return RESOLVED;
-    return this.writtenWaiters.add(offset);
+    return this.acks.written(offset);
   }
 
   /** Resolves once the record at `offset` is durable (durableOffset > offset); starts a flush if none runs. */
   durable(offset: number): Promise<void> {
-    assert(Number.isSafeInteger(offset), 'Log.durable: offset must be a safe integer');
-    if (offset < this.positions.durable) return RESOLVED;
-    const refused = this.failStop.refusal();
-    if (refused !== null) return Promise.reject(refused);
-    const promise = this.durableWaiters.add(offset);
-    this.flusher.maybeStart();
-    return promise;
+    return this.acks.durable(offset);
   }
 
   // ---- append ----------------------------------------------------------
@@ -404,20 +398,7 @@ export class Log {
    * fdatasyncs the .log files and the directory if needed.
    */
   flush(): Promise<void> {
-    return this.mutations.run(() => this.flushAll());
-  }
-
-  private async flushAll(): Promise<void> {
-    this.failStop.checkWritable();
-    const end = this.positions.logEnd;
-    if (end > this.positions.durable) await this.durable(end - 1);
-    if (this.flusher.isDirDirty) {
-      try {
-        await this.flusher.syncDir();
-      } catch (error) {
-        throw this.failStop.failWith(error);
-      }
-    }
+    return this.mutations.run(() => this.acks.flushAll());
   }
 
   // ---- read --------------------------------------------------------------
@@ -521,7 +502,7 @@ export class Log {
       let failure: unknown;
       if (this.positions.state === 'open') {
         try {
-          await this.flushAll();
+          await this.acks.flushAll();
           await this.producerState.takeSnapshot();
           await this.closer.sealActive();
           await this.epochCache.flush();
