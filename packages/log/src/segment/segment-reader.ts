@@ -1,7 +1,7 @@
 // SegmentReader: the reads of one Segment's written bytes: offset
 // translation through the offset index, whole-batch ranges for fetches
-// (readRange), timestamp lookups (ListOffsets), and reads around damage a
-// survey found. Holds the state those reads share: the surveyed damaged
+// (readRange), timestamp lookups (ListOffsets), the producer-state replay
+// walk (forEachBatch), and reads around damage a survey found. Holds the state those reads share: the surveyed damaged
 // ranges and the prefix whose framing a read already walked.
 //
 // Invariants (the format is Segment's, see segment.ts):
@@ -24,6 +24,10 @@ import { BATCH_HEADER_BYTES, BatchHeaderReader } from './batch-header-reader.js'
 import type { OffsetIndex, OffsetPosition } from './offset-index.js';
 import type { TimeIndex, TimestampOffset } from './time-index.js';
 
+/** Window of forEachBatch's replay reads (larger for a larger batch). */
+const REPLAY_CHUNK_BYTES = 1024 * 1024;
+/** baseOffset int64 + batchLength int32: enough to know a batch's size. */
+const BATCH_LENGTH_END = 12;
 /** Largest window of readRange's header walk (one pread covers the headers of a whole range up to this). */
 const WALK_CHUNK_BYTES = 1024 * 1024;
 
@@ -308,5 +312,41 @@ export class SegmentReader {
       cursor.close();
     }
     return null;
+  }
+
+  /**
+   * Calls `onBatch` with a reused view of every batch with lastOffset ≥
+   * `fromOffset` below the readable position, in order (producer-state
+   * replay over written, trusted bytes; CRCs are not checked). Reads in
+   * chunks of REPLAY_CHUNK_BYTES (larger for a larger batch).
+   */
+  async forEachBatch(fromOffset: number, onBatch: (batch: RecordBatch) => void): Promise<void> {
+    const limit = this.segment.readablePosition;
+    const reader = new BatchHeaderReader(this.segment.logFile.file);
+    if (!(await this.translateOffset(fromOffset, reader, limit))) return;
+    let position = reader.position;
+    let window = Buffer.allocUnsafe(Math.min(REPLAY_CHUNK_BYTES, limit - position));
+    let view: RecordBatch | undefined;
+    while (position < limit) {
+      const read = await this.segment.logFile.file.pread(window, position, Math.min(window.length, limit - position));
+      let at = 0;
+      while (at + BATCH_LENGTH_END <= read) {
+        const size = window.readInt32BE(at + 8) + 12;
+        if (size < BATCH_HEADER_BYTES || position + at + size > limit) {
+          throw logCorruption(this.segment.logFile.path, 'bad batch size during producer-state replay', { baseOffset: this.segment.baseOffset, position: position + at, size });
+        }
+        if (at + size > read) break;
+        view = view === undefined ? new RecordBatch(window, at) : view.reset(window, at);
+        onBatch(view);
+        at += size;
+      }
+      if (at === 0) {
+        if (read < BATCH_LENGTH_END) throw logCorruption(this.segment.logFile.path, 'short read during producer-state replay', { baseOffset: this.segment.baseOffset, position, read });
+        window = Buffer.allocUnsafe(window.readInt32BE(8) + 12);
+        view = undefined;
+        continue;
+      }
+      position += at;
+    }
   }
 }

@@ -10,6 +10,8 @@
 // - scanIndexEntries derives entries by appendBatch's rule (an entry when more
 //   than indexIntervalBytes accumulated since the last one); a malformed
 //   header below the written position is SEGLOG_ERR_LOG_CORRUPTION.
+// - loadTrustedState reads a cleanly closed segment's state and says false
+//   (recover instead) when the file does not hold whole batches to its size.
 // - installIndexEntries replaces the entries below the scanned limit in one
 //   synchronous step (lookups never see a half-built index) and keeps the
 //   entries an active segment added at or past it.
@@ -49,8 +51,12 @@ export interface RecoverableSegment {
   readonly offsetIndex: OffsetIndex;
   readonly timeIndex: TimeIndex;
   readonly size: number;
-  readonly readableNextOffset: number;
   readonly lastModifiedMs: number;
+  nextOffset: number;
+  readablePosition: number;
+  readableNextOffset: number;
+  rollingBasedTimestamp: number;
+  preallocated: boolean;
   maxTimestampSoFar: number;
   offsetOfMaxTimestampSoFar: number;
   appendBatch(sizeInBytes: number, lastOffset: number, maxTimestamp: number, nowMs: number): void;
@@ -234,4 +240,77 @@ export async function rewriteFrom(segment: RecoverableSegment, fromOffset: numbe
   }
   await file.fdatasync();
   return segment.size - start;
+}
+
+/** Segment.loadState: a trusted segment's state from its last index entries and a header scan after them. */
+export async function loadTrustedState(segment: RecoverableSegment): Promise<boolean> {
+  const reader = new BatchHeaderReader(segment.logFile.file);
+  const lastTime = segment.timeIndex.lastEntry();
+  segment.maxTimestampSoFar = lastTime.timestamp;
+  segment.offsetOfMaxTimestampSoFar = lastTime.offset;
+  let position = Math.min(segment.offsetIndex.lookup(Number.MAX_SAFE_INTEGER).position, segment.offsetIndex.lookup(lastTime.offset).position);
+  try {
+    if (await reader.read(0, segment.size)) segment.rollingBasedTimestamp = reader.maxTimestamp;
+    while (await reader.read(position, segment.size)) {
+      if (reader.maxTimestamp > segment.maxTimestampSoFar) {
+        segment.maxTimestampSoFar = reader.maxTimestamp;
+        segment.offsetOfMaxTimestampSoFar = reader.lastOffset;
+      }
+      segment.nextOffset = reader.lastOffset + 1;
+      position += reader.size;
+    }
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'SEGLOG_ERR_LOG_CORRUPTION') throw error;
+    return false;
+  }
+  if (position !== segment.size) return false;
+  segment.readableNextOffset = segment.nextOffset;
+  return true;
+}
+
+/** Segment.recover: resets (`reset`) and rebuilds the segment from its .log, cutting the file after the valid prefix. */
+export async function recoverSegment(segment: RecoverableSegment, reset: () => Promise<void>, onBatch: (batch: RecordBatch) => void, checkBeforeCut?: (result: SegmentRecovery) => void): Promise<SegmentRecovery> {
+  const file = segment.logFile.file;
+  const fileSize = await file.size();
+  if (checkBeforeCut !== undefined) {
+    // A refusal (damage below the recovery point) must change nothing on
+    // disk, indexes included: scan without touching the segment first, and
+    // only then reset and rebuild. Costs a second read of the segment,
+    // only after an unclean stop and only when a refusal is possible.
+    const probe = new RecoveryScan(segment, fileSize, true);
+    const stop = await probe.run(() => undefined);
+    checkBeforeCut(probe.result(fileSize, stop));
+  }
+  await reset();
+  const scan = new RecoveryScan(segment, fileSize);
+  const stop = await scan.run(onBatch);
+  const validBytes = segment.size;
+  const result = { validBytes, truncatedBytes: fileSize - validBytes, nextOffset: segment.nextOffset, stop: stop.reason, error: stop.error };
+  // The same check again (the file cannot have changed; kept as a guard): a
+  // throwing check leaves the .log untouched.
+  checkBeforeCut?.(result);
+  if (fileSize > validBytes) await file.truncate(validBytes);
+  segment.preallocated = false;
+  segment.timeIndex.maybeAppend(segment.maxTimestampSoFar, segment.offsetOfMaxTimestampSoFar, true);
+  segment.readablePosition = validBytes;
+  segment.readableNextOffset = segment.nextOffset;
+  return result;
+}
+
+/** Segment.rebuildIndexes' one run: the index entries of the written bytes rebuilt from the .log. */
+export async function rebuildIndexesOnce(segment: RecoverableSegment): Promise<void> {
+  const limit = segment.readablePosition;
+  const limitOffset = segment.readableNextOffset;
+  const scan = await scanIndexEntries(segment, limit);
+  // Room for the rebuilt entries (a sealed segment's files are trimmed); trimmed back below.
+  const wasTrimmed = segment.offsetIndex.fileBytes === segment.offsetIndex.sizeBytes;
+  await segment.offsetIndex.resize(Math.max(segment.config.segmentIndexBytes, segment.offsetIndex.sizeBytes));
+  await segment.timeIndex.resize(Math.max(segment.config.segmentIndexBytes, segment.timeIndex.sizeBytes));
+  // A truncation while scanning: what was scanned may be gone; leave the indexes to it.
+  if (segment.readablePosition < limit) return;
+  installIndexEntries(segment, scan, limit, limitOffset);
+  if (wasTrimmed) {
+    await segment.offsetIndex.trim();
+    await segment.timeIndex.trim();
+  }
 }

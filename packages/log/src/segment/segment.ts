@@ -43,16 +43,13 @@ import { RecordBatch } from '@seglog/records';
 import { FileNames } from '../file-names.js';
 import type { TransientKind } from '../file-names.js';
 import { SegmentFileRef } from '../fetch-plan.js';
-import { BATCH_HEADER_BYTES, BatchHeaderReader } from './batch-header-reader.js';
+import { BatchHeaderReader } from './batch-header-reader.js';
 import { corruptIndex } from './index-errors.js';
 import type { DamagedRange } from '../recovery/damage-survey.js';
-import { logCorruption } from '../internal/log-errors.js';
 import type { LogConfig } from '../log-config.js';
 import { OffsetIndex } from './offset-index.js';
-import type { OffsetPosition } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
-import type { TimestampOffset } from './time-index.js';
-import { installIndexEntries, RecoveryScan, rewriteFrom, scanIndexEntries } from './segment-recovery.js';
+import { loadTrustedState, rebuildIndexesOnce, recoverSegment, rewriteFrom } from './segment-recovery.js';
 import type { SegmentRecovery } from './segment-recovery.js';
 import { SegmentReader } from './segment-reader.js';
 import type { SegmentRange, TimestampLookup } from './segment-reader.js';
@@ -60,9 +57,6 @@ import { TxnIndex } from './txn-index.js';
 import type { AbortedTxn } from './txn-index.js';
 
 const INT32_MAX = 0x7fffffff;
-const REPLAY_CHUNK_BYTES = 1024 * 1024;
-/** baseOffset int64 + batchLength int32: enough to know a batch's size. */
-const BATCH_LENGTH_END = 12;
 
 
 
@@ -230,29 +224,8 @@ export class Segment {
    * caller must recover() the segment instead. Bad disk data is never an
    * assertion.
    */
-  async loadState(): Promise<boolean> {
-    const reader = new BatchHeaderReader(this.logFile.file);
-    const lastTime = this.timeIndex.lastEntry();
-    this.maxTimestampSoFar = lastTime.timestamp;
-    this.offsetOfMaxTimestampSoFar = lastTime.offset;
-    let position = Math.min(this.offsetIndex.lookup(Number.MAX_SAFE_INTEGER).position, this.offsetIndex.lookup(lastTime.offset).position);
-    try {
-      if (await reader.read(0, this.size)) this.rollingBasedTimestamp = reader.maxTimestamp;
-      while (await reader.read(position, this.size)) {
-        if (reader.maxTimestamp > this.maxTimestampSoFar) {
-          this.maxTimestampSoFar = reader.maxTimestamp;
-          this.offsetOfMaxTimestampSoFar = reader.lastOffset;
-        }
-        this.nextOffset = reader.lastOffset + 1;
-        position += reader.size;
-      }
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== 'SEGLOG_ERR_LOG_CORRUPTION') throw error;
-      return false;
-    }
-    if (position !== this.size) return false;
-    this.readableNextOffset = this.nextOffset;
-    return true;
+  loadState(): Promise<boolean> {
+    return loadTrustedState(this);
   }
 
   /**
@@ -296,37 +269,10 @@ export class Segment {
   /**
    * Calls `onBatch` with a reused view of every batch with lastOffset ≥
    * `fromOffset` below the readable position, in order (producer-state
-   * replay over written, trusted bytes; CRCs are not checked). Reads in
-   * chunks of REPLAY_CHUNK_BYTES (larger for a larger batch).
+   * replay over written, trusted bytes; CRCs are not checked).
    */
-  async forEachBatch(fromOffset: number, onBatch: (batch: RecordBatch) => void): Promise<void> {
-    const limit = this.readablePosition;
-    const reader = new BatchHeaderReader(this.logFile.file);
-    if (!(await this.translateOffset(fromOffset, reader, limit))) return;
-    let position = reader.position;
-    let window = Buffer.allocUnsafe(Math.min(REPLAY_CHUNK_BYTES, limit - position));
-    let view: RecordBatch | undefined;
-    while (position < limit) {
-      const read = await this.logFile.file.pread(window, position, Math.min(window.length, limit - position));
-      let at = 0;
-      while (at + BATCH_LENGTH_END <= read) {
-        const size = window.readInt32BE(at + 8) + 12;
-        if (size < BATCH_HEADER_BYTES || position + at + size > limit) {
-          throw logCorruption(this.logFile.path, 'bad batch size during producer-state replay', { baseOffset: this.baseOffset, position: position + at, size });
-        }
-        if (at + size > read) break;
-        view = view === undefined ? new RecordBatch(window, at) : view.reset(window, at);
-        onBatch(view);
-        at += size;
-      }
-      if (at === 0) {
-        if (read < BATCH_LENGTH_END) throw logCorruption(this.logFile.path, 'short read during producer-state replay', { baseOffset: this.baseOffset, position, read });
-        window = Buffer.allocUnsafe(window.readInt32BE(8) + 12);
-        view = undefined;
-        continue;
-      }
-      position += at;
-    }
+  forEachBatch(fromOffset: number, onBatch: (batch: RecordBatch) => void): Promise<void> {
+    return this.reader.forEachBatch(fromOffset, onBatch);
   }
 
   /** Kafka's shouldRoll (§15), for an append of `sizeInBytes` bytes ending at `lastOffset`. */
@@ -385,32 +331,8 @@ export class Segment {
    * `onBatch` sees every valid batch (leader-epoch rebuild); `checkBeforeCut`
    * may throw to refuse the cut (the file is then left as it was).
    */
-  async recover(onBatch: (batch: RecordBatch) => void, checkBeforeCut?: (result: SegmentRecovery) => void): Promise<SegmentRecovery> {
-    const file = this.logFile.file;
-    const fileSize = await file.size();
-    if (checkBeforeCut !== undefined) {
-      // A refusal (damage below the recovery point) must change nothing on
-      // disk, indexes included: scan without touching the segment first, and
-      // only then reset and rebuild. Costs a second read of the segment,
-      // only after an unclean stop and only when a refusal is possible.
-      const probe = new RecoveryScan(this, fileSize, true);
-      const stop = await probe.run(() => undefined);
-      checkBeforeCut(probe.result(fileSize, stop));
-    }
-    await this.resetForRecovery();
-    const scan = new RecoveryScan(this, fileSize);
-    const stop = await scan.run(onBatch);
-    const validBytes = this.size;
-    const result = { validBytes, truncatedBytes: fileSize - validBytes, nextOffset: this.nextOffset, stop: stop.reason, error: stop.error };
-    // The same check again (the file cannot have changed; kept as a guard): a
-    // throwing check leaves the .log untouched.
-    checkBeforeCut?.(result);
-    if (fileSize > validBytes) await file.truncate(validBytes);
-    this.preallocated = false;
-    this.timeIndex.maybeAppend(this.maxTimestampSoFar, this.offsetOfMaxTimestampSoFar, true);
-    this.readablePosition = validBytes;
-    this.readableNextOffset = this.nextOffset;
-    return result;
+  recover(onBatch: (batch: RecordBatch) => void, checkBeforeCut?: (result: SegmentRecovery) => void): Promise<SegmentRecovery> {
+    return recoverSegment(this, () => this.resetForRecovery(), onBatch, checkBeforeCut);
   }
 
   /**
@@ -427,29 +349,13 @@ export class Segment {
    */
   rebuildIndexes(): Promise<void> {
     if (this.indexRebuild === null) {
-      this.indexRebuild = this.rebuildIndexesOnce().finally(() => {
+      this.indexRebuild = rebuildIndexesOnce(this).finally(() => {
         this.indexRebuild = null;
       });
     }
     return this.indexRebuild;
   }
 
-  private async rebuildIndexesOnce(): Promise<void> {
-    const limit = this.readablePosition;
-    const limitOffset = this.readableNextOffset;
-    const scan = await scanIndexEntries(this, limit);
-    // Room for the rebuilt entries (a sealed segment's files are trimmed); trimmed back below.
-    const wasTrimmed = this.offsetIndex.fileBytes === this.offsetIndex.sizeBytes;
-    await this.offsetIndex.resize(Math.max(this.config.segmentIndexBytes, this.offsetIndex.sizeBytes));
-    await this.timeIndex.resize(Math.max(this.config.segmentIndexBytes, this.timeIndex.sizeBytes));
-    // A truncation while scanning: what was scanned may be gone; leave the indexes to it.
-    if (this.readablePosition < limit) return;
-    installIndexEntries(this, scan, limit, limitOffset);
-    if (wasTrimmed) {
-      await this.offsetIndex.trim();
-      await this.timeIndex.trim();
-    }
-  }
 
   /**
    * fsyncgate (reliability.md §2.1): re-writes, unchanged, the bytes of the
