@@ -40,6 +40,12 @@
 // staging (made when the first direct log opens), one TailCacheBudget whose
 // reclaim runs on the pool (Priority.eviction; inline if the pool is full).
 // placement() sums the logs' caller/pool counters.
+//
+// Collaborators in log-dir/: dir-start.ts (the marker and the checkpoints as
+// open() reads them, the marker close() writes), dir-checkpointer.ts (the
+// checkpoint writes and their timer), partition-dirs.ts (discovery and
+// removal of partition directories), refusal-notifier.ts (rate-limited
+// refusal notices).
 
 import { randomUUID } from 'node:crypto';
 import { assert, SeglogError } from '@seglog/common';
@@ -55,8 +61,13 @@ import { TailCacheBudget } from './cache/tail-cache.js';
 import { Log } from './log/log.js';
 import type { CorruptionPolicy } from './log/log.js';
 import type { LogConfig } from './log-config.js';
-import { OffsetCheckpoint } from './checkpoint/offset-checkpoint.js';
-import type { OffsetCheckpointEntry } from './checkpoint/offset-checkpoint.js';
+import { DirCheckpointer } from './log-dir/dir-checkpointer.js';
+import { readStartState, writeCleanShutdownMarker } from './log-dir/dir-start.js';
+import type { StartState } from './log-dir/dir-start.js';
+import { discoverPartitionDirs, join, removeTree } from './log-dir/partition-dirs.js';
+import type { SkippedEntry } from './log-dir/partition-dirs.js';
+import { RefusalNotifier } from './log-dir/refusal-notifier.js';
+import type { RefusalNotice } from './log-dir/refusal-notifier.js';
 
 export interface LogManagerOptions {
   /** Config of logs whose topic has no entry in topicConfigs. */
@@ -101,16 +112,7 @@ export interface LogManagerOptions {
   readonly refusalNoticeIntervalMs?: number;
 }
 
-/** A retriable refusal (LogManagerOptions.onRefusal). */
-export interface RefusalNotice {
-  readonly dir: string;
-  /** The `<topic>-<partition>` refused, or null (the disk guard, a checkpoint). */
-  readonly partition: string | null;
-  readonly cause: unknown;
-  /** Refusals since the previous notice that were not reported. */
-  readonly suppressed: number;
-  readonly message: string;
-}
+export type { RefusalNotice } from './log-dir/refusal-notifier.js';
 
 /** What took a data directory offline (LogManagerOptions.onOffline). */
 export interface OfflineNotice {
@@ -134,17 +136,12 @@ export function describeOffline(dir: string, partition: string | null, cause: un
 
 export type LogManagerState = 'open' | 'offline' | 'closed';
 
-/** A directory entry open() did not load, and why. */
-export interface SkippedEntry {
-  readonly name: string;
-  readonly reason: string;
-}
+export type { SkippedEntry } from './log-dir/partition-dirs.js';
 
-export const CLEAN_SHUTDOWN_VERSION = 0;
+export { CLEAN_SHUTDOWN_VERSION } from './log-dir/dir-start.js';
 const DEFAULT_DISK_CHECK_INTERVAL_MS = 1000;
 const DEFAULT_CHECKPOINT_INTERVAL_MS = 60_000;
 const DEFAULT_REFUSAL_NOTICE_INTERVAL_MS = 10_000;
-const TIMER_MAX_MS = 0x7fffffff;
 
 function lockedError(dir: string, cause: unknown): SeglogError {
   return new SeglogError('SEGLOG_ERR_LOG_LOCKED', `data directory ${dir} is in use by another LogManager (this process or another)`, {
@@ -164,25 +161,11 @@ function isCode(error: unknown, code: string): boolean {
   return (error as { code?: unknown } | null)?.code === code;
 }
 
-function join(dir: string, name: string): string {
-  return dir.endsWith('/') ? dir + name : `${dir}/${name}`;
-}
-
 function parentOf(dir: string): string {
   const trimmed = dir.length > 1 && dir.endsWith('/') ? dir.slice(0, -1) : dir;
   const slash = trimmed.lastIndexOf('/');
   if (slash > 0) return trimmed.slice(0, slash);
   return slash === 0 ? '/' : '.';
-}
-
-/** What open() learns from the directory before loading the logs. */
-interface StartState {
-  readonly hadCleanShutdown: boolean;
-  readonly brokerEpoch: number;
-  /** null: the recovery-point checkpoint exists but could not be read (every recovery point unknown). */
-  readonly recoveryPoints: Map<string, number> | null;
-  readonly logStartOffsets: Map<string, number>;
-  readonly notes: string[];
 }
 
 export class LogManager {
@@ -203,20 +186,15 @@ export class LogManager {
   private readonly onCorruption: CorruptionPolicy;
   private readonly logsByName: Map<string, Log>;
   private readonly creating: Map<string, Promise<Log>>;
-  private readonly recoveryPointCheckpoint: OffsetCheckpoint;
-  private readonly logStartCheckpoint: OffsetCheckpoint;
+  /** The offset checkpoint files, written one at a time and on a timer. */
+  private readonly checkpoints: DirCheckpointer;
   private lock: IoLock | null;
   private stateValue: LogManagerState;
   private failure: unknown;
-  private checkpointTail: Promise<void>;
-  private checkpointTimer: NodeJS.Timeout | null;
   private closing: Promise<void> | null;
   private readonly appendGuard: (bytes: number) => void;
   private readonly onOfflineNotice: ((notice: OfflineNotice) => void) | null;
-  private readonly onRefusalNotice: ((notice: RefusalNotice) => void) | null;
-  private readonly refusalNoticeIntervalMs: number;
-  private lastRefusalNoticeMs: number;
-  private suppressedRefusals: number;
+  private readonly refusals: RefusalNotifier;
   /** The pool every log's blocking work runs on. */
   readonly pool: BlockingPool;
   /** The tail-cache budget across logs (LRU between logs). */
@@ -240,20 +218,17 @@ export class LogManager {
     this.onCorruption = options.onCorruption ?? 'fail';
     this.logsByName = new Map();
     this.creating = new Map();
-    this.recoveryPointCheckpoint = new OffsetCheckpoint(io, join(dir, FileNames.recoveryPointCheckpoint));
-    this.logStartCheckpoint = new OffsetCheckpoint(io, join(dir, FileNames.logStartOffsetCheckpoint));
+    this.checkpoints = new DirCheckpointer(io, dir);
     this.lock = lock;
     this.stateValue = 'open';
     this.failure = undefined;
-    this.checkpointTail = Promise.resolve();
-    this.checkpointTimer = null;
     this.closing = null;
     this.appendGuard = (bytes) => this.checkAppend(bytes);
     this.onOfflineNotice = options.onOffline ?? null;
-    this.onRefusalNotice = options.onRefusal ?? null;
-    this.refusalNoticeIntervalMs = options.refusalNoticeIntervalMs ?? DEFAULT_REFUSAL_NOTICE_INTERVAL_MS;
-    this.lastRefusalNoticeMs = -Infinity;
-    this.suppressedRefusals = 0;
+    this.refusals = new RefusalNotifier(dir, options.onRefusal ?? null, {
+      intervalMs: options.refusalNoticeIntervalMs ?? DEFAULT_REFUSAL_NOTICE_INTERVAL_MS,
+      now: this.now,
+    });
     const poolOptions = options.pool ?? {};
     this.pool = new BlockingPool({
       concurrency: poolOptions.concurrency ?? 4,
@@ -394,7 +369,7 @@ export class LogManager {
       // got that far, and opens it). Other errors are fail-stop.
       if (isTransientResourceError(error)) {
         const refused = logResourceUnavailable(path, 'creating the partition', error);
-        this.noteRefusal(refused, name);
+        this.refusals.note(refused, name);
         throw refused;
       }
       throw this.failWith(error);
@@ -443,31 +418,19 @@ export class LogManager {
    * Refused when offline or closed.
    */
   checkpoint(): Promise<void> {
-    const run = this.checkpointTail.then(() => {
+    return this.checkpoints.serialize(() => {
       this.checkUsable();
       return this.writeCheckpoints();
     });
-    this.checkpointTail = run.catch(() => undefined);
-    return run;
   }
 
   private async writeCheckpoints(): Promise<void> {
-    const recoveryPoints: OffsetCheckpointEntry[] = [];
-    const logStarts: OffsetCheckpointEntry[] = [];
-    for (const log of this.logsByName.values()) {
-      recoveryPoints.push({ topic: log.topic, partition: log.partition, offset: log.durableOffset });
-      const firstBase = log.segmentBaseOffsets()[0];
-      if (firstBase !== undefined && log.logStartOffset > firstBase) {
-        logStarts.push({ topic: log.topic, partition: log.partition, offset: log.logStartOffset });
-      }
-    }
     try {
-      await this.recoveryPointCheckpoint.write(recoveryPoints);
-      await this.logStartCheckpoint.write(logStarts);
+      await this.checkpoints.write(this.logsByName.values());
     } catch (error) {
       if (isTransientResourceError(error)) {
         const refused = logResourceUnavailable(this.dir, 'writing the offset checkpoints', error);
-        this.noteRefusal(refused, null);
+        this.refusals.note(refused, null);
         throw refused;
       }
       throw this.failWith(error);
@@ -489,7 +452,7 @@ export class LogManager {
   private async closeOnce(): Promise<void> {
     if (this.stateValue === 'closed') return;
     this.stopCheckpointTimer();
-    await this.checkpointTail;
+    await this.checkpoints.idle();
     await Promise.allSettled([...this.creating.values()]);
     const wasOpen = this.stateValue === 'open';
     let failure: unknown;
@@ -526,7 +489,7 @@ export class LogManager {
       onCorruption: this.onCorruption,
       beforeAppend: this.appendGuard,
       onOffline: (cause) => this.markOffline(cause, `${positions.topic}-${positions.partition}`),
-      onRefusal: (refusal) => this.noteRefusal(refusal, `${positions.topic}-${positions.partition}`),
+      onRefusal: (refusal) => this.refusals.note(refusal, `${positions.topic}-${positions.partition}`),
       pool: this.pool,
       ...(arena === null ? {} : { arena }),
       tailCache: {
@@ -539,15 +502,7 @@ export class LogManager {
 
   private async loadLogs(concurrency: number, start: StartState): Promise<void> {
     assert(Number.isSafeInteger(concurrency) && concurrency >= 1, 'LogManager.open: loadConcurrency must be a positive integer');
-    const toLoad: ParsedPartitionDirName[] = [];
-    const toDelete: string[] = [];
-    for (const name of await this.io.readdir(this.dir)) {
-      const parsed = await this.classify(name);
-      if (parsed === null) continue;
-      if (parsed.state === 'live') toLoad.push(parsed);
-      else if (parsed.state === 'delete') toDelete.push(name);
-      else this.skipped.push({ name, reason: `a -${parsed.state} directory (not loaded)` });
-    }
+    const { toLoad, toDelete } = await discoverPartitionDirs(this.io, this.dir, this.skipped);
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < toLoad.length) {
@@ -571,49 +526,13 @@ export class LogManager {
     if (toDelete.length > 0) await this.io.fsyncDir(this.dir);
   }
 
-  /**
-   * A partition directory's parsed name, or null for anything else (recorded
-   * in `skipped` unless it is one of the data directory's own files). The rule
-   * is FileNames.classifyDataDirEntry, shared with the CLI.
-   */
-  private async classify(name: string): Promise<ParsedPartitionDirName | null> {
-    const stat = await this.io.stat(join(this.dir, name));
-    const entry = FileNames.classifyDataDirEntry(name, stat.isDirectory);
-    if (entry.kind === 'partition') return entry.partition;
-    if (entry.kind === 'other') this.skipped.push({ name, reason: entry.reason });
-    return null;
-  }
-
   private checkAppend(bytes: number): void {
     if (this.stateValue === 'offline') throw logOffline(this.dir, this.failure);
     try {
       this.diskGuard.check(bytes);
     } catch (error) {
-      this.noteRefusal(error, null);
+      this.refusals.note(error, null);
       throw error;
-    }
-  }
-
-  /** Reports a retriable refusal: the first at once, then one per interval with the count in between. Never throws. */
-  private noteRefusal(cause: unknown, partition: string | null): void {
-    const hook = this.onRefusalNotice;
-    if (hook === null) return;
-    const now = this.now();
-    if (now - this.lastRefusalNoticeMs < this.refusalNoticeIntervalMs) {
-      this.suppressedRefusals++;
-      return;
-    }
-    const suppressed = this.suppressedRefusals;
-    this.lastRefusalNoticeMs = now;
-    this.suppressedRefusals = 0;
-    const code = (cause as { code?: unknown } | null)?.code;
-    const text = cause instanceof Error ? cause.message : String(cause);
-    const message = `seglog: data directory ${this.dir} refused a write${partition === null ? '' : ` to ${partition}`} (retriable, nothing written): ` +
-      `${typeof code === 'string' ? `${code}: ` : ''}${text}${suppressed > 0 ? ` [${suppressed} more refusals since the last notice]` : ''}`;
-    try {
-      hook({ dir: this.dir, partition, cause, suppressed, message });
-    } catch {
-      // A notice never changes the outcome of the refused call.
     }
   }
 
@@ -653,16 +572,13 @@ export class LogManager {
   }
 
   private startCheckpointTimer(intervalMs: number): void {
-    if (intervalMs === 0) return;
-    this.checkpointTimer = setInterval(() => {
+    this.checkpoints.startTimer(intervalMs, () => {
       if (this.stateValue === 'open') void this.checkpoint().catch(() => undefined);
-    }, Math.min(intervalMs, TIMER_MAX_MS));
-    this.checkpointTimer.unref();
+    });
   }
 
   private stopCheckpointTimer(): void {
-    if (this.checkpointTimer !== null) clearInterval(this.checkpointTimer);
-    this.checkpointTimer = null;
+    this.checkpoints.stopTimer();
   }
 
   /** Closes every log (offline ones only drop handles) and releases the lock; the manager ends closed. */
@@ -677,75 +593,5 @@ export class LogManager {
   }
 }
 
-/**
- * Reads and deletes the marker, then reads both checkpoints. An unreadable
- * recovery-point checkpoint makes every recovery point unknown (null: the
- * loader scans everything and refuses to cut anything but a zero tail),
- * never 0 (which would license cutting every segment); an unreadable
- * log-start checkpoint means log start 0 (the first segment's base: nothing
- * is cut, deleted records may reappear). Both are noted.
- */
-async function readStartState(io: Io, dir: string): Promise<StartState> {
-  const notes: string[] = [];
-  const markerPath = join(dir, FileNames.cleanShutdown);
-  const hadCleanShutdown = await io.exists(markerPath);
-  let brokerEpoch = -1;
-  if (hadCleanShutdown) {
-    brokerEpoch = parseMarker((await io.readFile(markerPath)).toString('utf8'));
-    await io.unlink(markerPath);
-    await io.fsyncDir(dir);
-  }
-  const recoveryPoints = await readCheckpointMap(new OffsetCheckpoint(io, join(dir, FileNames.recoveryPointCheckpoint)), notes,
-    'every recovery point is unknown: recovery scans every segment and refuses to cut anything but a zero tail');
-  const logStartOffsets = await readCheckpointMap(new OffsetCheckpoint(io, join(dir, FileNames.logStartOffsetCheckpoint)), notes,
-    'every log start offset is taken from the first segment') ?? new Map<string, number>();
-  return { hadCleanShutdown, brokerEpoch, recoveryPoints, logStartOffsets, notes };
-}
 
-/** The checkpoint's map (empty when the file is missing), or null with a note when it exists but cannot be read. */
-async function readCheckpointMap(checkpoint: OffsetCheckpoint, notes: string[], consequence: string): Promise<Map<string, number> | null> {
-  try {
-    return OffsetCheckpoint.toMap(await checkpoint.read());
-  } catch (error) {
-    notes.push(`${checkpoint.path} could not be read (${(error as Error).message}); ${consequence}`);
-    return null;
-  }
-}
 
-/** Kafka's CleanShutdownFileHandler.read: the broker epoch, or -1 when it cannot be read. */
-function parseMarker(text: string): number {
-  try {
-    const parsed = JSON.parse(text) as { version?: unknown; brokerEpoch?: unknown };
-    if (parsed.version !== CLEAN_SHUTDOWN_VERSION) return -1;
-    return typeof parsed.brokerEpoch === 'number' && Number.isSafeInteger(parsed.brokerEpoch) ? parsed.brokerEpoch : -1;
-  } catch {
-    return -1;
-  }
-}
-
-/** `.kafka_cleanshutdown`: written to `.tmp`, fsynced, renamed, directory fsynced. */
-async function writeCleanShutdownMarker(io: Io, dir: string, brokerEpoch: number): Promise<void> {
-  const path = join(dir, FileNames.cleanShutdown);
-  const tmp = `${path}.tmp`;
-  const bytes = Buffer.from(JSON.stringify({ version: CLEAN_SHUTDOWN_VERSION, brokerEpoch }), 'utf8');
-  const file = await io.open(tmp, { create: true });
-  try {
-    await file.truncate(0);
-    await file.pwrite(bytes, 0);
-    await file.fsync();
-  } finally {
-    await file.close();
-  }
-  await io.rename(tmp, path);
-  await io.fsyncDir(dir);
-}
-
-/** Removes a partition directory: its files, then the directory (not fsynced: the caller fsyncs the parent). */
-async function removeTree(io: Io, path: string): Promise<void> {
-  for (const name of await io.readdir(path)) {
-    const child = join(path, name);
-    if ((await io.stat(child)).isDirectory) await removeTree(io, child);
-    else await io.unlink(child);
-  }
-  await io.rmdir(path);
-}

@@ -37,7 +37,8 @@ import * as L from './internal/layout.js';
 import { encodedRecordSize, writeRecord } from './internal/streaming/encode-record.js';
 import { streamFaults } from './internal/streaming/fault-hook.js';
 import { buildPlainBatches, type PlainBatchOptions } from './internal/streaming/plain-batches.js';
-import { createStreamCompressor, type StreamCompressor } from './internal/streaming/stream-compressor.js';
+import { createStreamCompressor } from './internal/streaming/create-stream-compressor.js';
+import type { StreamCompressor } from './internal/streaming/stream-compressor.js';
 import { assignBaseSequence } from './assign-base-sequence.js';
 
 export interface BoundedBatchBuilderOptions {

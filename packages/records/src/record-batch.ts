@@ -22,12 +22,12 @@ import { crc32c } from './crc32c.js';
 import * as L from './internal/layout.js';
 import { readInt64, writeInt64 } from './internal/int64.js';
 import { RecordsError } from './records-error.js';
+import type { BatchSource, TimestampType } from './batch-source.js';
 import { RecordCursor, type LogRecord, type RecordReadOptions } from './record-cursor.js';
 
-/** Kafka's message.timestamp.type values. */
-export type TimestampType = 'CreateTime' | 'LogAppendTime';
+export type { TimestampType } from './batch-source.js';
 
-export class RecordBatch {
+export class RecordBatch implements BatchSource {
   private buf: Buffer;
   private begin: number;
   private size: number;

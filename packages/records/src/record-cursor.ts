@@ -22,7 +22,7 @@
 import { assert } from '@seglog/common';
 import { decompress, type CodecId } from './compression.js';
 import * as L from './internal/layout.js';
-import type { RecordBatch } from './record-batch.js';
+import type { BatchSource } from './batch-source.js';
 import { RecordsError } from './records-error.js';
 
 export interface RecordReadOptions {
@@ -90,7 +90,7 @@ export class RecordCursor {
    * INVALID_RECORD when recordsCount is negative or exceeds what the payload
    * could hold (7 bytes per record at least).
    */
-  open(batch: RecordBatch, options?: RecordReadOptions): this {
+  open(batch: BatchSource, options?: RecordReadOptions): this {
     const maxDecompressedBytes = options?.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES;
     assert(Number.isSafeInteger(maxDecompressedBytes) && maxDecompressedBytes >= 0, 'maxDecompressedBytes must be a non-negative integer');
     const count = batch.recordsCount;

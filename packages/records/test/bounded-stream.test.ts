@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Codec, decompress, type CodecId } from '../src/index.js';
-import { createStreamCompressor } from '../src/internal/streaming/stream-compressor.js';
+import { createStreamCompressor } from '../src/internal/streaming/create-stream-compressor.js';
 import { prng, randomValue, textValue } from './bounded-helpers.js';
 
 const CODECS: readonly CodecId[] = [Codec.none, Codec.gzip, Codec.snappy, Codec.lz4, Codec.zstd];

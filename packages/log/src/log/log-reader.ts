@@ -20,9 +20,11 @@ import { FetchPlan } from '../fetch-plan.js';
 import type { FetchPart } from '../fetch-plan.js';
 import type { LocalLog } from './local-log.js';
 import type { LogSegments } from './log-segments.js';
+import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './log-types.js';
 import type { ReadOptions } from './log-types.js';
+import type { LeaderEpochCache } from '../checkpoint/leader-epoch-cache.js';
 import type { ProducerStateManager } from '../producer/producer-state-manager.js';
-import type { Segment, SegmentRange } from '../segment/segment.js';
+import type { Segment, SegmentRange, TimestampLookup } from '../segment/segment.js';
 import type { TailCache } from '../cache/tail-cache.js';
 import { lastStableOffsetOf } from './append-accounting.js';
 import { logClosed, offsetOutOfRange } from '../internal/log-errors.js';
@@ -42,6 +44,7 @@ export interface LogReaderDeps {
   readonly writeQueue: WriteQueue;
   readonly tailCache: TailCache;
   readonly producerState: ProducerStateManager;
+  readonly epochCache: LeaderEpochCache;
   readonly where: PoolPlacement;
 }
 
@@ -54,6 +57,7 @@ export class LogReader {
   private readonly tailCache: TailCache;
   private readonly tailHeader: TailHeader;
   private readonly producerState: ProducerStateManager;
+  private readonly epochCache: LeaderEpochCache;
   private readonly where: PoolPlacement;
 
   constructor(deps: LogReaderDeps) {
@@ -65,7 +69,25 @@ export class LogReader {
     this.tailCache = deps.tailCache;
     this.tailHeader = new TailHeader();
     this.producerState = deps.producerState;
+    this.epochCache = deps.epochCache;
     this.where = deps.where;
+  }
+
+  /**
+   * Kafka's offsetsForTimes, as Log.offsetForTimestamp: EARLIEST (-2) → log
+   * start offset, LATEST (-1) → log end offset; otherwise the first record
+   * with timestamp ≥ target, or null.
+   */
+  async offsetForTimestamp(timestamp: number): Promise<TimestampLookup | null> {
+    assert(Number.isSafeInteger(timestamp), 'Log.offsetForTimestamp: timestamp must be a safe integer');
+    if (this.positions.state === 'closed') throw logClosed(this.dir);
+    if (timestamp === EARLIEST_TIMESTAMP) {
+      const earliest = this.epochCache.earliestEntry();
+      const epoch = earliest !== undefined && earliest.startOffset <= this.positions.logStart ? earliest.epoch : -1;
+      return { timestamp: -1, offset: this.positions.logStart, leaderEpoch: epoch };
+    }
+    if (timestamp === LATEST_TIMESTAMP) return { timestamp: -1, offset: this.positions.logEnd, leaderEpoch: this.epochCache.latestEpoch() ?? -1 };
+    return this.local.findOffsetByTimestamp(timestamp);
   }
 
   /** The last stable offset (§17), as Log.lastStableOffset. */

@@ -46,6 +46,9 @@
 // - log/write-queue.ts: the active segment's writer and reservation.
 // - log/log-flusher.ts: group commit (fdatasync rounds, flush.ms).
 // - log/log-retention.ts: deleteOldSegments, deleteRecords.
+// - log/log-truncation.ts: truncateTo, truncateFullyAndStartAt.
+// - log/log-acks.ts: written(), durable() and the full flush.
+// - log/log-closer.ts: close's sealing of the active segment and release.
 // - log/mutation-queue.ts, log/fail-stop.ts: the call-order chain
 //   of mutations and the I/O-error funnel every collaborator shares.
 // - log/log-positions.ts: the positions and state they all read.
@@ -56,8 +59,8 @@ import type { Io } from '@seglog/io';
 import type { FetchPlan } from '../fetch-plan.js';
 import { lastStableOffsetOf } from './append-accounting.js';
 import type { TxnMarkerOptions } from './append-accounting.js';
-import { loadLog, replayProducerState } from '../recovery/log-loader.js';
-import { logClosed, logOffline, logTruncated } from '../internal/log-errors.js';
+import { loadLog } from '../recovery/log-loader.js';
+import { logClosed, logOffline } from '../internal/log-errors.js';
 import { FailStop } from './fail-stop.js';
 import { LogAppender } from './log-appender.js';
 import { LogFlusher } from './log-flusher.js';
@@ -65,6 +68,9 @@ import { MutationQueue } from './mutation-queue.js';
 import { LogPositions } from './log-positions.js';
 import { LogReader } from './log-reader.js';
 import { LogRetention } from './log-retention.js';
+import { LogTruncation } from './log-truncation.js';
+import { LogAcks } from './log-acks.js';
+import { LogCloser } from './log-closer.js';
 import { WriteQueue } from './write-queue.js';
 import { OffsetWaiters } from './offset-waiters.js';
 import { newPlacementMetrics } from './placement.js';
@@ -72,7 +78,6 @@ import type { PlacementMetrics } from './placement.js';
 import { DEFAULT_WRITER_LIMITS } from '../segment/segment-writer.js';
 import type { LeaderEpochCache } from '../checkpoint/leader-epoch-cache.js';
 import type { LogConfig } from '../log-config.js';
-import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './log-types.js';
 import type { ActiveWriteMode, AppendResult, LogMetrics, LogOpenOptions, LogState, ReadOptions } from './log-types.js';
 import { LocalLog, rollJitter } from './local-log.js';
 import { LogSegments } from './log-segments.js';
@@ -87,7 +92,6 @@ export type { ActiveWriteMode, AppendResult, LogMetrics, LogOpenOptions, LogStat
 export type { TxnMarkerOptions } from './append-accounting.js';
 export type { PlacementMetrics, PlacementReasons, PlacementReason } from './placement.js';
 
-const RESOLVED: Promise<void> = Promise.resolve();
 const noop = (): void => undefined;
 const MiB = 1024 * 1024;
 const DEFAULT_TAIL_CACHE_BYTES = 8 * MiB;
@@ -110,7 +114,6 @@ export class Log {
   readonly tailCache: TailCache;
   readonly pool: BlockingPool;
   private readonly segments: LogSegments;
-  private readonly ownsPool: boolean;
   /** Mutations queued or running on the chain (the caller path needs 0). */
   private readonly failStop: FailStop;
   private readonly mutations: MutationQueue;
@@ -121,6 +124,9 @@ export class Log {
   private readonly writeQueue: WriteQueue;
   private readonly local: LocalLog;
   private readonly retention: LogRetention;
+  private readonly truncation: LogTruncation;
+  private readonly acks: LogAcks;
+  private readonly closer: LogCloser;
   private readonly reader: LogReader;
   private readonly appender: LogAppender;
   private readonly now: () => number;
@@ -160,7 +166,6 @@ export class Log {
     this.segments = new LogSegments(loaded.segments);
     for (const segment of this.segments.all()) segment.setFailureListener(this.failStop.onFailure);
     this.epochCache.setFailureListener(this.failStop.onFailure);
-    this.ownsPool = options.pool === undefined;
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
     this.flusher = new LogFlusher({
@@ -183,9 +188,23 @@ export class Log {
       dir, config, positions: this.positions, segments: this.segments, local: this.local, flusher: this.flusher,
       producerState: this.producerState, epochCache: this.epochCache, now: this.now, failWith: (error) => this.failStop.failWith(error),
     });
+    this.acks = new LogAcks({
+      positions: this.positions, failStop: this.failStop, flusher: this.flusher,
+      writtenWaiters: this.writtenWaiters, durableWaiters: this.durableWaiters,
+    });
+    this.truncation = new LogTruncation({
+      dir, positions: this.positions, segments: this.segments, local: this.local, flusher: this.flusher,
+      producerState: this.producerState, epochCache: this.epochCache, writtenWaiters: this.writtenWaiters,
+      durableWaiters: this.durableWaiters, now: this.now, failWith: (error) => this.failStop.failWith(error),
+    });
+    this.closer = new LogCloser({
+      dir, positions: this.positions, segments: this.segments, local: this.local, flusher: this.flusher,
+      writeQueue: this.writeQueue, tailCache: this.tailCache, epochCache: this.epochCache, writtenWaiters: this.writtenWaiters,
+      durableWaiters: this.durableWaiters, metrics: this.metrics, ownedPool: options.pool === undefined ? this.pool : null,
+    });
     this.reader = new LogReader({
       dir, positions: this.positions, segments: this.segments, local: this.local, writeQueue: this.writeQueue,
-      tailCache: this.tailCache, producerState: this.producerState, where: this,
+      tailCache: this.tailCache, producerState: this.producerState, epochCache: this.epochCache, where: this,
     });
     this.appender = new LogAppender({
       dir, config, positions: this.positions, segments: this.segments, local: this.local, writeQueue: this.writeQueue,
@@ -215,7 +234,7 @@ export class Log {
       log.tailCache.roll(log.active.size);
       await log.writeQueue.activate(log.active);
     } catch (error) {
-      await log.release().catch(noop);
+      await log.closer.release().catch(noop);
       throw error;
     }
     return log;
@@ -291,28 +310,16 @@ export class Log {
 
   /**
    * Resolves once the record at `offset` is in the file (writtenOffset >
-   * offset). Offline, only records durable before the failure still answer:
-   * a batch written but not durable may be one the failure lost (a failed
-   * fdatasync drops its pages), and nothing is acknowledged past a failure.
+   * offset). Offline, only records durable before the failure still answer
+   * (nothing is acknowledged past a failure).
    */
   written(offset: number): Promise<void> {
-    assert(Number.isSafeInteger(offset), 'Log.written: offset must be a safe integer');
-    if (offset < this.positions.durable) return RESOLVED;
-    const refused = this.failStop.refusal();
-    if (refused !== null) return Promise.reject(refused);
-    if (offset < this.positions.written) return RESOLVED;
-    return this.writtenWaiters.add(offset);
+    return this.acks.written(offset);
   }
 
   /** Resolves once the record at `offset` is durable (durableOffset > offset); starts a flush if none runs. */
   durable(offset: number): Promise<void> {
-    assert(Number.isSafeInteger(offset), 'Log.durable: offset must be a safe integer');
-    if (offset < this.positions.durable) return RESOLVED;
-    const refused = this.failStop.refusal();
-    if (refused !== null) return Promise.reject(refused);
-    const promise = this.durableWaiters.add(offset);
-    this.flusher.maybeStart();
-    return promise;
+    return this.acks.durable(offset);
   }
 
   // ---- append ----------------------------------------------------------
@@ -391,20 +398,7 @@ export class Log {
    * fdatasyncs the .log files and the directory if needed.
    */
   flush(): Promise<void> {
-    return this.mutations.run(() => this.flushAll());
-  }
-
-  private async flushAll(): Promise<void> {
-    this.failStop.checkWritable();
-    const end = this.positions.logEnd;
-    if (end > this.positions.durable) await this.durable(end - 1);
-    if (this.flusher.isDirDirty) {
-      try {
-        await this.flusher.syncDir();
-      } catch (error) {
-        throw this.failStop.failWith(error);
-      }
-    }
+    return this.mutations.run(() => this.acks.flushAll());
   }
 
   // ---- read --------------------------------------------------------------
@@ -435,16 +429,8 @@ export class Log {
    * → log end offset; otherwise the first record with timestamp ≥ target
    * (in the first segment whose largest timestamp reaches it), or null.
    */
-  async offsetForTimestamp(timestamp: number): Promise<TimestampLookup | null> {
-    assert(Number.isSafeInteger(timestamp), 'Log.offsetForTimestamp: timestamp must be a safe integer');
-    if (this.positions.state === 'closed') throw logClosed(this.dir);
-    if (timestamp === EARLIEST_TIMESTAMP) {
-      const earliest = this.epochCache.earliestEntry();
-      const epoch = earliest !== undefined && earliest.startOffset <= this.positions.logStart ? earliest.epoch : -1;
-      return { timestamp: -1, offset: this.positions.logStart, leaderEpoch: epoch };
-    }
-    if (timestamp === LATEST_TIMESTAMP) return { timestamp: -1, offset: this.positions.logEnd, leaderEpoch: this.epochCache.latestEpoch() ?? -1 };
-    return this.local.findOffsetByTimestamp(timestamp);
+  offsetForTimestamp(timestamp: number): Promise<TimestampLookup | null> {
+    return this.reader.offsetForTimestamp(timestamp);
   }
 
   // ---- truncation ------------------------------------------------------
@@ -456,84 +442,19 @@ export class Log {
    */
   truncateTo(offset: number): Promise<boolean> {
     assert(Number.isSafeInteger(offset) && offset >= 0, 'Log.truncateTo: offset must be a non-negative safe integer');
-    return this.mutations.run(async () => {
+    return this.mutations.run(() => {
       this.failStop.checkWritable();
-      if (offset >= this.positions.logEnd) {
-        this.epochCache.truncateFromEnd(this.positions.logEnd);
-        return false;
-      }
-      if (offset < this.segments.first.baseOffset) {
-        await this.replaceAllSegments(offset, undefined);
-        return true;
-      }
-      await this.truncateSegments(offset);
-      return true;
+      return this.truncation.truncateTo(offset);
     });
-  }
-
-  private async truncateSegments(offset: number): Promise<void> {
-    await this.flusher.pause();
-    try {
-      await this.local.truncateTo(offset);
-      this.setPositionsAfterTruncation(offset, Math.min(offset, this.active.nextOffset));
-      await this.reloadProducerState(offset);
-    } catch (error) {
-      throw this.failStop.failWith(error);
-    } finally {
-      this.flusher.resume();
-    }
-  }
-
-  /**
-   * Producer state after a truncation to `offset`: snapshots above it go,
-   * the newest one left is loaded and the log replayed from it to `offset`
-   * (.txnindex entries were cut with their segments; none are re-added).
-   */
-  private async reloadProducerState(offset: number): Promise<void> {
-    // From the first segment's base, as the loader does: a producer whose batches all lie below the log start
-    // offset must stay known (issue 23 item 1).
-    const replayFrom = Math.min(this.segments.first.baseOffset, this.positions.logStart);
-    await this.producerState.truncateAndReload(replayFrom, offset, this.now());
-    await replayProducerState(this.producerState, this.segments.all(), { upTo: offset, rebuilt: null, snapshotBases: [] });
-  }
-
-  private setPositionsAfterTruncation(offset: number, dataEnd: number): void {
-    this.positions.logEnd = offset;
-    this.positions.written = offset;
-    this.positions.durable = Math.min(this.positions.durable, dataEnd);
-    this.flusher.clampTarget(offset);
-    this.positions.highWatermark = Math.min(this.positions.highWatermark, offset);
-    this.positions.logStart = Math.min(this.positions.logStart, offset);
-    this.epochCache.truncateFromEnd(offset);
-    const truncated = logTruncated(this.dir, offset);
-    this.writtenWaiters.rejectAll(truncated);
-    this.durableWaiters.rejectAll(truncated);
   }
 
   /** Deletes every segment and starts empty at `offset` (§18); logStartOffset defaults to `offset`. */
   truncateFullyAndStartAt(offset: number, logStartOffset?: number): Promise<void> {
     assert(Number.isSafeInteger(offset) && offset >= 0, 'Log.truncateFullyAndStartAt: offset must be a non-negative safe integer');
-    return this.mutations.run(async () => {
+    return this.mutations.run(() => {
       this.failStop.checkWritable();
-      await this.replaceAllSegments(offset, logStartOffset);
+      return this.truncation.replaceAllSegments(offset, logStartOffset);
     });
-  }
-
-  private async replaceAllSegments(offset: number, logStartOffset: number | undefined): Promise<void> {
-    await this.flusher.pause();
-    try {
-      await this.local.replaceAll(offset);
-      await this.epochCache.clear();
-      await this.producerState.truncateFullyAndStartAt(offset);
-    } catch (error) {
-      throw this.failStop.failWith(error);
-    } finally {
-      this.flusher.resume();
-    }
-    this.setPositionsAfterTruncation(offset, offset);
-    this.positions.durable = offset;
-    this.positions.highWatermark = offset;
-    this.positions.logStart = logStartOffset ?? offset;
   }
 
   // ---- retention -------------------------------------------------------
@@ -581,47 +502,18 @@ export class Log {
       let failure: unknown;
       if (this.positions.state === 'open') {
         try {
-          await this.flushAll();
+          await this.acks.flushAll();
           await this.producerState.takeSnapshot();
-          await this.sealActiveForClose();
+          await this.closer.sealActive();
           await this.epochCache.flush();
         } catch (error) {
           failure = error;
           this.failStop.fail(error);
         }
       }
-      await this.release();
+      await this.closer.release();
       if (failure !== undefined) throw logOffline(this.dir, failure);
     });
-  }
-
-  private async sealActiveForClose(): Promise<void> {
-    const active = this.active;
-    await this.writeQueue.deactivate(true);
-    active.timeIndex.maybeAppend(active.maxTimestampSoFar, active.offsetOfMaxTimestampSoFar, true);
-    await active.offsetIndex.trim();
-    await active.timeIndex.trim();
-    await active.trimLog();
-    await active.flushIndexes();
-    await active.logFile.file.fdatasync();
-    this.metrics.flushes++;
-  }
-
-  private async release(): Promise<void> {
-    this.flusher.stopTimer();
-    this.local.cancelDeletes();
-    // Paused for good: no round starts after close.
-    await this.flusher.pause();
-    // Returns direct staging memory (after a failure too); the O_DIRECT handle goes with it.
-    await this.writeQueue.release(this.positions.state === 'open');
-    this.tailCache.close();
-    this.positions.state = this.positions.state === 'offline' ? 'offline' : 'closed';
-    const closed = logClosed(this.dir);
-    this.writtenWaiters.rejectAll(closed);
-    this.durableWaiters.rejectAll(closed);
-    await Promise.allSettled([this.epochCache.flush(), ...this.segments.all().map((segment) => segment.close())]);
-    if (this.ownsPool) await this.pool.close();
-    this.positions.state = 'closed';
   }
 
   /**

@@ -32,58 +32,36 @@
 // - recover() keeps the longest valid prefix: it stops at the first partial,
 //   all-zero, corrupt (framing, CRC) or out-of-order batch and cuts the file
 //   there.
+//
+// Reads (offset translation, ranges, timestamp lookups, damage) are
+// SegmentReader's, in segment-reader.ts; the recovery scan, index rebuild and
+// fsyncgate re-write are in segment-recovery.ts. Segment keeps the state.
 
 import { assert } from '@seglog/common';
 import type { Io } from '@seglog/io';
-import { nextBatchSize, RecordBatch, validateFollowerBatch } from '@seglog/records';
+import { RecordBatch } from '@seglog/records';
 import { FileNames } from '../file-names.js';
 import type { TransientKind } from '../file-names.js';
 import { SegmentFileRef } from '../fetch-plan.js';
-import { BATCH_HEADER_BYTES, BatchHeaderReader } from './batch-header-reader.js';
+import { BatchHeaderReader } from './batch-header-reader.js';
 import { corruptIndex } from './index-errors.js';
-import { surveyDamage } from '../recovery/damage-survey.js';
 import type { DamagedRange } from '../recovery/damage-survey.js';
-import { corruptBatch, logCorruption } from '../internal/log-errors.js';
 import type { LogConfig } from '../log-config.js';
 import { OffsetIndex } from './offset-index.js';
-import type { OffsetPosition } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
-import type { TimestampOffset } from './time-index.js';
+import { loadTrustedState, rebuildIndexesOnce, recoverSegment, rewriteFrom } from './segment-recovery.js';
+import type { SegmentRecovery } from './segment-recovery.js';
+import { SegmentReader } from './segment-reader.js';
+import type { SegmentRange, TimestampLookup } from './segment-reader.js';
 import { TxnIndex } from './txn-index.js';
 import type { AbortedTxn } from './txn-index.js';
-import { seams } from '../internal/test-seams.js';
 
 const INT32_MAX = 0x7fffffff;
-const RECOVERY_CHUNK_BYTES = 1024 * 1024;
-const HEADER_SIZE_UP_TO_MAGIC = 17;
-const REPLAY_CHUNK_BYTES = 1024 * 1024;
-/** Largest window of readRange's header walk (one pread covers the headers of a whole range up to this). */
-const WALK_CHUNK_BYTES = 1024 * 1024;
-/** baseOffset int64 + batchLength int32: enough to know a batch's size. */
-const BATCH_LENGTH_END = 12;
 
-/** Why recover() stopped. */
-export type RecoveryStop = 'end' | 'partial' | 'zero' | 'corrupt';
 
-export interface SegmentRecovery {
-  /** Bytes kept (the position of the first byte cut). */
-  readonly validBytes: number;
-  /** Bytes cut from the end of the file. */
-  readonly truncatedBytes: number;
-  /** Offset after the last valid batch (the base offset when none). */
-  readonly nextOffset: number;
-  readonly stop: RecoveryStop;
-  /** The error that stopped the scan ('corrupt'). */
-  readonly error: unknown;
-}
 
-/** A byte range of whole batches found by readRange. */
-export interface SegmentRange {
-  readonly position: number;
-  readonly length: number;
-  readonly firstOffset: number;
-  readonly nextOffset: number;
-}
+export type { RecoveryStop, SegmentRecovery } from './segment-recovery.js';
+export type { SegmentRange, TimestampLookup } from './segment-reader.js';
 
 export interface SegmentCreateOptions {
   readonly nowMs: number;
@@ -91,13 +69,6 @@ export interface SegmentCreateOptions {
   readonly rollJitterMs: number;
 }
 
-/** Offset-to-timestamp answer (ListOffsets). */
-export interface TimestampLookup {
-  readonly timestamp: number;
-  readonly offset: number;
-  /** The batch's partition leader epoch, or -1. */
-  readonly leaderEpoch: number;
-}
 
 export class Segment {
   readonly io: Io;
@@ -128,11 +99,8 @@ export class Segment {
   indexWasMissing: boolean;
   /** A running rebuildIndexes() (concurrent readers that find the index wrong share it). */
   private indexRebuild: Promise<void> | null;
-  /** Damaged ranges of the .log found after a read failed (issue 23 0c); null until surveyed. */
-  private damage: readonly DamagedRange[] | null;
-  private damageSurvey: Promise<readonly DamagedRange[]> | null;
-  /** [0, framingCheckedTo) of the .log was walked header by header by reads and chains into whole batches. */
-  private framingCheckedTo: number;
+  /** Offset translation, range and timestamp reads, and the damage they read around. */
+  private readonly reader: SegmentReader;
 
   private constructor(io: Io, dir: string, baseOffset: number, config: LogConfig, parts: { logFile: SegmentFileRef; offsetIndex: OffsetIndex; timeIndex: TimeIndex; txnIndex: TxnIndex | null; size: number; nowMs: number; rollJitterMs: number; lastModifiedMs: number }) {
     this.io = io;
@@ -157,9 +125,7 @@ export class Segment {
     this.preallocated = false;
     this.indexWasMissing = false;
     this.indexRebuild = null;
-    this.damage = null;
-    this.damageSurvey = null;
-    this.framingCheckedTo = 0;
+    this.reader = new SegmentReader(this);
   }
 
   static path(dir: string, baseOffset: number, kind: 'log' | 'index' | 'timeindex' | 'txnindex', transient: TransientKind | null = null): string {
@@ -258,29 +224,8 @@ export class Segment {
    * caller must recover() the segment instead. Bad disk data is never an
    * assertion.
    */
-  async loadState(): Promise<boolean> {
-    const reader = new BatchHeaderReader(this.logFile.file);
-    const lastTime = this.timeIndex.lastEntry();
-    this.maxTimestampSoFar = lastTime.timestamp;
-    this.offsetOfMaxTimestampSoFar = lastTime.offset;
-    let position = Math.min(this.offsetIndex.lookup(Number.MAX_SAFE_INTEGER).position, this.offsetIndex.lookup(lastTime.offset).position);
-    try {
-      if (await reader.read(0, this.size)) this.rollingBasedTimestamp = reader.maxTimestamp;
-      while (await reader.read(position, this.size)) {
-        if (reader.maxTimestamp > this.maxTimestampSoFar) {
-          this.maxTimestampSoFar = reader.maxTimestamp;
-          this.offsetOfMaxTimestampSoFar = reader.lastOffset;
-        }
-        this.nextOffset = reader.lastOffset + 1;
-        position += reader.size;
-      }
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== 'SEGLOG_ERR_LOG_CORRUPTION') throw error;
-      return false;
-    }
-    if (position !== this.size) return false;
-    this.readableNextOffset = this.nextOffset;
-    return true;
+  loadState(): Promise<boolean> {
+    return loadTrustedState(this);
   }
 
   /**
@@ -324,37 +269,10 @@ export class Segment {
   /**
    * Calls `onBatch` with a reused view of every batch with lastOffset ≥
    * `fromOffset` below the readable position, in order (producer-state
-   * replay over written, trusted bytes; CRCs are not checked). Reads in
-   * chunks of REPLAY_CHUNK_BYTES (larger for a larger batch).
+   * replay over written, trusted bytes; CRCs are not checked).
    */
-  async forEachBatch(fromOffset: number, onBatch: (batch: RecordBatch) => void): Promise<void> {
-    const limit = this.readablePosition;
-    const reader = new BatchHeaderReader(this.logFile.file);
-    if (!(await this.translateOffset(fromOffset, reader, limit))) return;
-    let position = reader.position;
-    let window = Buffer.allocUnsafe(Math.min(REPLAY_CHUNK_BYTES, limit - position));
-    let view: RecordBatch | undefined;
-    while (position < limit) {
-      const read = await this.logFile.file.pread(window, position, Math.min(window.length, limit - position));
-      let at = 0;
-      while (at + BATCH_LENGTH_END <= read) {
-        const size = window.readInt32BE(at + 8) + 12;
-        if (size < BATCH_HEADER_BYTES || position + at + size > limit) {
-          throw logCorruption(this.logFile.path, 'bad batch size during producer-state replay', { baseOffset: this.baseOffset, position: position + at, size });
-        }
-        if (at + size > read) break;
-        view = view === undefined ? new RecordBatch(window, at) : view.reset(window, at);
-        onBatch(view);
-        at += size;
-      }
-      if (at === 0) {
-        if (read < BATCH_LENGTH_END) throw logCorruption(this.logFile.path, 'short read during producer-state replay', { baseOffset: this.baseOffset, position, read });
-        window = Buffer.allocUnsafe(window.readInt32BE(8) + 12);
-        view = undefined;
-        continue;
-      }
-      position += at;
-    }
+  forEachBatch(fromOffset: number, onBatch: (batch: RecordBatch) => void): Promise<void> {
+    return this.reader.forEachBatch(fromOffset, onBatch);
   }
 
   /** Kafka's shouldRoll (§15), for an append of `sizeInBytes` bytes ending at `lastOffset`. */
@@ -373,120 +291,18 @@ export class Segment {
    * The batch holding `offset` (the first with lastOffset ≥ offset) below
    * `limit`: true with its header in `reader`, false when there is none.
    */
-  async translateOffset(offset: number, reader: BatchHeaderReader, limit = this.readablePosition): Promise<boolean> {
-    const entry = this.offsetIndex.lookup(offset);
-    if (!(await this.readAtEntry(entry, reader, limit))) return false;
-    let position = entry.position;
-    while (reader.lastOffset < offset) {
-      position += reader.size;
-      if (!(await reader.read(position, limit))) return false;
-    }
-    return true;
+  translateOffset(offset: number, reader: BatchHeaderReader, limit = this.readablePosition): Promise<boolean> {
+    return this.reader.translateOffset(offset, reader, limit);
   }
 
-  /**
-   * Reads the header of the batch an offset-index entry points at (the one
-   * header read a lookup does anyway) and checks the entry against it: a
-   * real entry (position > 0) below `limit` must start a batch whose last
-   * offset is the entry's offset. False when the entry is at or past `limit`
-   * (the active segment indexes a batch before its bytes are written).
-   * Throws SEGLOG_ERR_LOG_CORRUPTION for a wrong entry (a damaged trusted
-   * .index: the caller rebuilds it, see withIndexRebuild) or a malformed
-   * header.
-   */
-  private async readAtEntry(entry: OffsetPosition, reader: BatchHeaderReader, limit: number): Promise<boolean> {
-    if (!(await reader.read(entry.position, limit))) {
-      if (entry.position < limit) throw this.indexEntryMismatch(entry, -1);
-      return false;
-    }
-    if (entry.position > 0 && reader.lastOffset !== entry.offset) throw this.indexEntryMismatch(entry, reader.lastOffset);
-    return true;
-  }
-
-  private indexEntryMismatch(entry: OffsetPosition, lastOffset: number): Error {
-    return logCorruption(this.offsetIndex.path, 'offset index entry does not point at a batch ending at its offset', {
-      baseOffset: this.baseOffset, offset: entry.offset, position: entry.position, lastOffset,
-    });
-  }
-
-  /**
-   * Runs `read`; when it fails with SEGLOG_ERR_LOG_CORRUPTION (an index entry
-   * that does not match the .log, or a header read through one that is not a
-   * batch), rebuilds the indexes from the .log and runs it once more with
-   * `retry` = true. The .log is authoritative and its headers are checked by
-   * the rebuild, so corruption that survives the rebuild is real.
-   */
-  private async withIndexRebuild<T>(read: (retry: boolean) => Promise<T>): Promise<T> {
-    try {
-      return await read(false);
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== 'SEGLOG_ERR_LOG_CORRUPTION' || this.damage !== null) throw error;
-      try {
-        await this.rebuildIndexes();
-      } catch (rebuildError) {
-        // The .log itself is damaged: find where (once), then reads go around it (readRange) or say where it is.
-        if ((rebuildError as { code?: unknown }).code !== 'SEGLOG_ERR_LOG_CORRUPTION') throw rebuildError;
-        if ((await this.surveyDamage()).length === 0) throw rebuildError;
-      }
-      return read(true);
-    }
-  }
-
-  /**
-   * The damaged ranges of the written bytes (recovery/damage-survey.ts),
-   * surveyed once and kept: a sealed segment's bytes do not change, and an
-   * active one's damage below the written position stays where it is.
-   */
+  /** The damaged ranges of the written bytes (recovery/damage-survey.ts), surveyed once and kept. */
   surveyDamage(): Promise<readonly DamagedRange[]> {
-    if (this.damage !== null) return Promise.resolve(this.damage);
-    this.damageSurvey ??= surveyDamage(this.logFile.file, { baseOffset: this.baseOffset, limit: this.readablePosition, limitOffset: this.readableNextOffset })
-      .then((ranges) => {
-        this.damage = ranges;
-        return ranges;
-      })
-      .finally(() => {
-        this.damageSurvey = null;
-      });
-    return this.damageSurvey;
+    return this.reader.surveyDamage();
   }
 
   /** The damaged ranges found so far (empty until a read found damage). */
   get damagedRanges(): readonly DamagedRange[] {
-    return this.damage ?? [];
-  }
-
-  /**
-   * translateOffset for reads around surveyed damage: an offset inside a
-   * damaged range is SEGLOG_ERR_LOG_CORRUPT_BATCH (file, position, the
-   * offsets lost, the next readable one); one after it is found from the
-   * range's resume position instead of walking through the damage.
-   */
-  private async translateAroundDamage(offset: number, reader: BatchHeaderReader, limit: number): Promise<boolean> {
-    const damage = this.damage;
-    if (damage === null || damage.length === 0) return this.translateOffset(offset, reader, limit);
-    const entry = this.offsetIndex.lookup(offset);
-    let position = entry.position;
-    let jumped = false;
-    for (const range of damage) {
-      if (offset >= range.firstOffset && offset < range.nextOffset) throw corruptBatch(this.logFile.path, this.baseOffset, range);
-      if (range.resumePosition > position && range.nextOffset <= offset) {
-        position = range.resumePosition;
-        jumped = true;
-      }
-    }
-    if (!jumped) return this.translateOffset(offset, reader, limit);
-    if (!(await reader.read(position, limit))) return false;
-    while (reader.lastOffset < offset) {
-      position += reader.size;
-      if (!(await reader.read(position, limit))) return false;
-    }
-    return true;
-  }
-
-  /** Whether a surveyed damaged range starts at `position`, or lies in [from, to). */
-  private damageIn(from: number, to: number): boolean {
-    for (const range of this.damage ?? []) if (range.position >= from && range.position < to) return true;
-    return false;
+    return this.reader.damagedRanges;
   }
 
   /**
@@ -497,54 +313,7 @@ export class Segment {
    * first batch does not fit.
    */
   readRange(startOffset: number, maxBytes: number, boundOffset: number, minOneMessage: boolean): Promise<SegmentRange | null> {
-    return this.withIndexRebuild(() => this.readRangeOnce(startOffset, maxBytes, boundOffset, minOneMessage));
-  }
-
-  private async readRangeOnce(startOffset: number, maxBytes: number, boundOffset: number, minOneMessage: boolean): Promise<SegmentRange | null> {
-    const limit = this.readablePosition;
-    const reader = new BatchHeaderReader(this.logFile.file);
-    if (!(await this.translateAroundDamage(startOffset, reader, limit))) return null;
-    const start = reader.position;
-    const firstOffset = reader.baseOffset;
-    const end = Math.min(limit, start + (minOneMessage ? Math.max(maxBytes, reader.size) : maxBytes));
-    // Every batch before scanStart ends at or before `end` and has lastOffset < boundOffset.
-    let scanStart = this.offsetIndex.lookupByPosition(end);
-    if (scanStart !== undefined && boundOffset - 1 >= this.baseOffset) {
-      const byBound = this.offsetIndex.lookup(boundOffset - 1);
-      if (byBound.position < scanStart.position) scanStart = byBound;
-    }
-    // A range goes to clients verbatim, so its framing must be checked here, not by a client (issue 23 0c: a
-    // damaged length sent out stalls kcat). The skip through the index to scanStart trusts the bytes it jumps
-    // over, so it is taken only over bytes an earlier read already walked (framingCheckedTo) and never over
-    // known damage; otherwise every header of the range is read, in one chunked pass (at most 1 MiB).
-    let position = start;
-    if (scanStart !== undefined && scanStart.position > start && scanStart.position <= this.framingCheckedTo && !this.damageIn(start, scanStart.position)) {
-      // The skip trusts the entry: check it (its header is the next one read anyway).
-      await this.readAtEntry(scanStart, reader, limit);
-      position = scanStart.position;
-    }
-    const walkFrom = position;
-    const walker = new BatchHeaderReader(this.logFile.file, Math.min(end - position + BATCH_HEADER_BYTES, WALK_CHUNK_BYTES));
-    let nextOffset = startOffset;
-    for (;;) {
-      if (position > start && this.damageIn(position, position + 1)) break; // the next read, at nextOffset, says where
-      if (!(await walker.read(position, limit))) {
-        nextOffset = position === start ? startOffset : this.readableNextOffset;
-        break;
-      }
-      if (position > walkFrom && walker.baseOffset < nextOffset) {
-        throw logCorruption(this.logFile.path, 'batch offsets go back below the written position', { baseOffset: this.baseOffset, position, offset: walker.baseOffset, expected: nextOffset });
-      }
-      if (walker.lastOffset >= boundOffset || position + walker.size > end) {
-        nextOffset = position === start ? startOffset : walker.baseOffset;
-        break;
-      }
-      position += walker.size;
-      nextOffset = walker.lastOffset + 1;
-    }
-    // Walked from a checked boundary: the checked prefix grows (sequential readers pay the walk once per byte).
-    if (walkFrom <= this.framingCheckedTo && position > this.framingCheckedTo) this.framingCheckedTo = position;
-    return { position: start, length: position - start, firstOffset, nextOffset };
+    return this.reader.readRange(startOffset, maxBytes, boundOffset, minOneMessage);
   }
 
   /**
@@ -552,57 +321,7 @@ export class Segment {
    * `timestamp` and offset ≥ `startingOffset`, or null.
    */
   findOffsetByTimestamp(timestamp: number, startingOffset: number): Promise<TimestampLookup | null> {
-    return this.withIndexRebuild((retry) => this.findOffsetByTimestampOnce(timestamp, startingOffset, !retry));
-  }
-
-  /**
-   * One lookup. With `checkEntry`, the time-index entry used is checked
-   * against the batch it names: entries are (max timestamp so far, last
-   * offset of the batch that first had it), so that batch must end at the
-   * entry's offset and have exactly its timestamp, and every record before
-   * it has a smaller timestamp (which is what lets the scan skip them). A
-   * damaged entry fails the check (SEGLOG_ERR_LOG_CORRUPTION: rebuild and
-   * retry without the check, the rebuilt entries being exact).
-   */
-  private async findOffsetByTimestampOnce(timestamp: number, startingOffset: number, checkEntry: boolean): Promise<TimestampLookup | null> {
-    const entry: TimestampOffset = this.timeIndex.lookup(timestamp);
-    const reader = new BatchHeaderReader(this.logFile.file);
-    const limit = this.readablePosition;
-    if (checkEntry && entry.timestamp >= 0 && entry.offset < this.readableNextOffset) {
-      const found = await this.translateOffset(entry.offset, reader, limit);
-      if (!found || reader.lastOffset !== entry.offset || reader.maxTimestamp !== entry.timestamp) {
-        throw logCorruption(this.timeIndex.path, 'time index entry does not match the batch at its offset', {
-          baseOffset: this.baseOffset, offset: entry.offset, timestamp: entry.timestamp, lastOffset: found ? reader.lastOffset : -1, maxTimestamp: found ? reader.maxTimestamp : -1,
-        });
-      }
-    }
-    if (!(await this.translateOffset(Math.max(entry.offset, startingOffset), reader, limit))) return null;
-    let position = reader.position;
-    while (await reader.read(position, limit)) {
-      if (reader.maxTimestamp >= timestamp && reader.lastOffset >= startingOffset) {
-        const found = await this.findInBatch(reader, timestamp, startingOffset);
-        if (found !== null) return found;
-      }
-      position += reader.size;
-    }
-    return null;
-  }
-
-  private async findInBatch(reader: BatchHeaderReader, timestamp: number, startingOffset: number): Promise<TimestampLookup | null> {
-    const bytes = Buffer.allocUnsafe(reader.size);
-    await this.logFile.file.pread(bytes, reader.position, reader.size);
-    const batch = new RecordBatch(bytes);
-    const cursor = batch.records();
-    try {
-      while (cursor.next()) {
-        if (cursor.timestamp >= timestamp && cursor.offset >= startingOffset) {
-          return { timestamp: cursor.timestamp, offset: cursor.offset, leaderEpoch: batch.partitionLeaderEpoch };
-        }
-      }
-    } finally {
-      cursor.close();
-    }
-    return null;
+    return this.reader.findOffsetByTimestamp(timestamp, startingOffset);
   }
 
   /**
@@ -612,32 +331,8 @@ export class Segment {
    * `onBatch` sees every valid batch (leader-epoch rebuild); `checkBeforeCut`
    * may throw to refuse the cut (the file is then left as it was).
    */
-  async recover(onBatch: (batch: RecordBatch) => void, checkBeforeCut?: (result: SegmentRecovery) => void): Promise<SegmentRecovery> {
-    const file = this.logFile.file;
-    const fileSize = await file.size();
-    if (checkBeforeCut !== undefined) {
-      // A refusal (damage below the recovery point) must change nothing on
-      // disk, indexes included: scan without touching the segment first, and
-      // only then reset and rebuild. Costs a second read of the segment,
-      // only after an unclean stop and only when a refusal is possible.
-      const probe = new RecoveryScan(this, fileSize, true);
-      const stop = await probe.run(() => undefined);
-      checkBeforeCut(probe.result(fileSize, stop));
-    }
-    await this.resetForRecovery();
-    const scan = new RecoveryScan(this, fileSize);
-    const stop = await scan.run(onBatch);
-    const validBytes = this.size;
-    const result = { validBytes, truncatedBytes: fileSize - validBytes, nextOffset: this.nextOffset, stop: stop.reason, error: stop.error };
-    // The same check again (the file cannot have changed; kept as a guard): a
-    // throwing check leaves the .log untouched.
-    checkBeforeCut?.(result);
-    if (fileSize > validBytes) await file.truncate(validBytes);
-    this.preallocated = false;
-    this.timeIndex.maybeAppend(this.maxTimestampSoFar, this.offsetOfMaxTimestampSoFar, true);
-    this.readablePosition = validBytes;
-    this.readableNextOffset = this.nextOffset;
-    return result;
+  recover(onBatch: (batch: RecordBatch) => void, checkBeforeCut?: (result: SegmentRecovery) => void): Promise<SegmentRecovery> {
+    return recoverSegment(this, () => this.resetForRecovery(), onBatch, checkBeforeCut);
   }
 
   /**
@@ -654,124 +349,26 @@ export class Segment {
    */
   rebuildIndexes(): Promise<void> {
     if (this.indexRebuild === null) {
-      this.indexRebuild = this.rebuildIndexesOnce().finally(() => {
+      this.indexRebuild = rebuildIndexesOnce(this).finally(() => {
         this.indexRebuild = null;
       });
     }
     return this.indexRebuild;
   }
 
-  private async rebuildIndexesOnce(): Promise<void> {
-    const limit = this.readablePosition;
-    const limitOffset = this.readableNextOffset;
-    const scan = await this.scanIndexEntries(limit);
-    // Room for the rebuilt entries (a sealed segment's files are trimmed); trimmed back below.
-    const wasTrimmed = this.offsetIndex.fileBytes === this.offsetIndex.sizeBytes;
-    await this.offsetIndex.resize(Math.max(this.config.segmentIndexBytes, this.offsetIndex.sizeBytes));
-    await this.timeIndex.resize(Math.max(this.config.segmentIndexBytes, this.timeIndex.sizeBytes));
-    // A truncation while scanning: what was scanned may be gone; leave the indexes to it.
-    if (this.readablePosition < limit) return;
-    this.installIndexEntries(scan, limit, limitOffset);
-    if (wasTrimmed) {
-      await this.offsetIndex.trim();
-      await this.timeIndex.trim();
-    }
-  }
-
-  /** The index entries of the batches in [0, limit), by appendBatch's rule; throws on a malformed header. */
-  private async scanIndexEntries(limit: number): Promise<IndexScan> {
-    const reader = new BatchHeaderReader(this.logFile.file, RECOVERY_CHUNK_BYTES);
-    const scan: IndexScan = { offsets: [], times: [], maxTimestamp: -1, offsetOfMaxTimestamp: this.baseOffset };
-    let bytesSinceLastEntry = 0;
-    let position = 0;
-    let nextOffset = this.baseOffset;
-    while (await reader.read(position, limit)) {
-      // Offsets going back (or past the written end) are a damaged header, not something to index.
-      if (reader.baseOffset < nextOffset || reader.lastOffset >= this.readableNextOffset) {
-        throw logCorruption(this.logFile.path, 'batch offsets out of order below the written position', { baseOffset: this.baseOffset, position, offset: reader.baseOffset, expected: nextOffset });
-      }
-      nextOffset = reader.lastOffset + 1;
-      if (reader.maxTimestamp > scan.maxTimestamp) {
-        scan.maxTimestamp = reader.maxTimestamp;
-        scan.offsetOfMaxTimestamp = reader.lastOffset;
-      }
-      if (bytesSinceLastEntry > this.config.indexIntervalBytes) {
-        scan.offsets.push({ offset: reader.lastOffset, position });
-        scan.times.push({ timestamp: scan.maxTimestamp, offset: scan.offsetOfMaxTimestamp });
-        bytesSinceLastEntry = 0;
-      }
-      bytesSinceLastEntry += reader.size;
-      position += reader.size;
-    }
-    if (position !== limit) {
-      throw logCorruption(this.logFile.path, 'batches do not end at the written position', { baseOffset: this.baseOffset, position, limit });
-    }
-    return scan;
-  }
-
-  /** Replaces the index entries below `limit` by the scanned ones, synchronously (lookups never see a half-built index). */
-  private installIndexEntries(scan: IndexScan, limit: number, limitOffset: number): void {
-    const keptOffsets: OffsetPosition[] = [];
-    for (let slot = 0; slot < this.offsetIndex.entries; slot++) {
-      const entry = this.offsetIndex.entry(slot);
-      if (entry.position >= limit) keptOffsets.push(entry);
-    }
-    const keptTimes: TimestampOffset[] = [];
-    for (let slot = 0; slot < this.timeIndex.entries; slot++) {
-      const entry = this.timeIndex.entry(slot);
-      if (entry.offset >= limitOffset) keptTimes.push(entry);
-    }
-    this.offsetIndex.truncate();
-    this.timeIndex.truncate();
-    let lastOffset = -1;
-    for (const entry of [...scan.offsets, ...keptOffsets]) {
-      if (this.offsetIndex.isFull() || entry.offset <= lastOffset || entry.offset - this.baseOffset > INT32_MAX) continue;
-      this.offsetIndex.append(entry.offset, entry.position);
-      lastOffset = entry.offset;
-    }
-    let last: TimestampOffset = { timestamp: -1, offset: this.baseOffset };
-    for (const entry of [...scan.times, ...keptTimes]) {
-      // isFull keeps the slot of the entry written on roll.
-      if (entry.timestamp <= last.timestamp || entry.offset < last.offset || this.timeIndex.isFull()) continue;
-      this.timeIndex.maybeAppend(entry.timestamp, entry.offset);
-      last = entry;
-    }
-    if (limit !== this.size || keptTimes.length > 0) return;
-    // Sealed (or idle): the scan saw every batch; the max timestamp is the .log's, and indexed (as after recover()).
-    this.maxTimestampSoFar = scan.maxTimestamp;
-    this.offsetOfMaxTimestampSoFar = scan.offsetOfMaxTimestamp;
-    const final = scan.maxTimestamp > last.timestamp && scan.offsetOfMaxTimestamp >= last.offset;
-    if (final && this.timeIndex.entries < this.timeIndex.maxEntries) this.timeIndex.maybeAppend(scan.maxTimestamp, scan.offsetOfMaxTimestamp, true);
-  }
 
   /**
    * fsyncgate (reliability.md §2.1): re-writes, unchanged, the bytes of the
-   * batches holding offsets ≥ `fromOffset` and fdatasyncs the file. After an
-   * unclean stop these bytes may be page-cache copies whose writeback failed:
-   * Linux marks such pages clean, so an fdatasync alone would persist
-   * nothing, yet the next flush would report them durable. Writing them
-   * again dirties them, so the fdatasync here (which throws on failure)
-   * really makes them durable. Returns the bytes re-written.
+   * batches holding offsets ≥ `fromOffset` and fdatasyncs the file, so bytes
+   * whose writeback failed before an unclean stop really become durable
+   * (segment-recovery.ts). Returns the bytes re-written.
    */
-  async rewriteFrom(fromOffset: number): Promise<number> {
-    const file = this.logFile.file;
-    const reader = new BatchHeaderReader(file);
-    if (!(await this.translateOffset(fromOffset, reader, this.size))) return 0;
-    const start = reader.position;
-    const buffer = Buffer.allocUnsafe(Math.min(RECOVERY_CHUNK_BYTES, this.size - start));
-    for (let position = start; position < this.size; ) {
-      const length = Math.min(buffer.length, this.size - position);
-      const read = await file.pread(buffer, position, length);
-      if (read !== length) throw logCorruption(this.logFile.path, 'file shorter than its recovered size', { baseOffset: this.baseOffset, position, read, size: this.size });
-      await file.pwrite(buffer.subarray(0, length), position);
-      position += length;
-    }
-    await file.fdatasync();
-    return this.size - start;
+  rewriteFrom(fromOffset: number): Promise<number> {
+    return rewriteFrom(this, fromOffset);
   }
 
   private async resetForRecovery(): Promise<void> {
-    this.framingCheckedTo = 0;
+    this.reader.forgetCheckedFraming();
     this.offsetIndex.truncate();
     this.timeIndex.truncate();
     this.txnIndex?.reset();
@@ -793,7 +390,7 @@ export class Segment {
    * bytes cut. The caller has drained pending writes.
    */
   async truncateTo(offset: number, nowMs: number): Promise<number> {
-    this.framingCheckedTo = 0;
+    this.reader.forgetCheckedFraming();
     assert(this.readablePosition === this.size, 'Segment.truncateTo: writes still pending');
     const reader = new BatchHeaderReader(this.logFile.file);
     const found = await this.translateOffset(offset, reader, this.size);
@@ -904,89 +501,3 @@ export class Segment {
   }
 }
 
-/** Index entries found by Segment.scanIndexEntries. */
-interface IndexScan {
-  readonly offsets: OffsetPosition[];
-  readonly times: TimestampOffset[];
-  maxTimestamp: number;
-  offsetOfMaxTimestamp: number;
-}
-
-/** One recovery pass over a segment file, reading it in chunks. */
-class RecoveryScan {
-  private readonly segment: Segment;
-  private readonly fileSize: number;
-  /** A dry scan only validates: it never touches the segment's state or indexes. */
-  private readonly dry: boolean;
-  private window: Buffer;
-  private windowStart: number;
-  private windowLength: number;
-  private view: RecordBatch | undefined;
-  private position: number;
-  private nextOffset: number;
-
-  constructor(segment: Segment, fileSize: number, dry = false) {
-    this.segment = segment;
-    this.fileSize = fileSize;
-    this.dry = dry;
-    this.window = Buffer.allocUnsafe(Math.min(RECOVERY_CHUNK_BYTES, Math.max(fileSize, HEADER_SIZE_UP_TO_MAGIC)));
-    this.windowStart = 0;
-    this.windowLength = 0;
-    this.view = undefined;
-    this.position = 0;
-    this.nextOffset = segment.baseOffset;
-  }
-
-  /** What a recovery with this scan's outcome would keep and cut. */
-  result(fileSize: number, stop: { reason: RecoveryStop; error: unknown }): SegmentRecovery {
-    return { validBytes: this.position, truncatedBytes: fileSize - this.position, nextOffset: this.nextOffset, stop: stop.reason, error: stop.error };
-  }
-
-  async run(onBatch: (batch: RecordBatch) => void): Promise<{ reason: RecoveryStop; error: unknown }> {
-    const segment = this.segment;
-    for (;;) {
-      const position = this.position;
-      const remaining = this.fileSize - position;
-      if (remaining <= HEADER_SIZE_UP_TO_MAGIC) return { reason: remaining === 0 ? 'end' : 'partial', error: undefined };
-      let at = await this.ensure(position, HEADER_SIZE_UP_TO_MAGIC);
-      const declared = this.window.readInt32BE(at + 8) + 12;
-      if (declared > HEADER_SIZE_UP_TO_MAGIC && declared <= remaining) at = await this.ensure(position, declared);
-      const available = Math.min(remaining, this.windowStart + this.windowLength - position);
-      const frame = this.window.subarray(at, at + available);
-      let size: number;
-      try {
-        size = nextBatchSize(frame, 0, { mode: 'file', zeroHeaderIsEnd: true });
-        if (size === 0) return { reason: isZero(frame) ? 'zero' : 'partial', error: undefined };
-        this.view = seams.skipRecoveryCrc ? new RecordBatch(frame, 0) : validateFollowerBatch(frame, 0, this.view); // mutant: no CRC
-      } catch (error) {
-        return { reason: 'corrupt', error };
-      }
-      const batch = this.view;
-      const relative = batch.lastOffset - segment.baseOffset;
-      if (batch.baseOffset < this.nextOffset || relative < 0 || relative > INT32_MAX) {
-        return { reason: 'corrupt', error: new Error(`batch offsets [${batch.baseOffset}, ${batch.lastOffset}] out of order at position ${position}`) };
-      }
-      this.position += size;
-      this.nextOffset = batch.lastOffset + 1;
-      if (this.dry) continue;
-      segment.appendBatch(size, batch.lastOffset, batch.maxTimestamp, segment.lastModifiedMs);
-      onBatch(batch);
-    }
-  }
-
-  /** Makes [position, position + length) available in the window; returns its start in the window. */
-  private async ensure(position: number, length: number): Promise<number> {
-    const end = position + length;
-    if (position >= this.windowStart && end <= this.windowStart + this.windowLength) return position - this.windowStart;
-    if (length > this.window.length) this.window = Buffer.allocUnsafe(length);
-    const want = Math.min(this.window.length, this.fileSize - position);
-    this.windowLength = await this.segment.logFile.file.pread(this.window, position, want);
-    this.windowStart = position;
-    return 0;
-  }
-}
-
-function isZero(bytes: Buffer): boolean {
-  for (let i = 0; i < HEADER_SIZE_UP_TO_MAGIC && i < bytes.length; i++) if (bytes[i] !== 0) return false;
-  return true;
-}

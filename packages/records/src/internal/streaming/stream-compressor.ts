@@ -18,11 +18,7 @@
 //   finish, so a bound that is wrong demotes a batch, never ships an
 //   oversized one. The bounds are checked on random input in
 //   test/bounded-stream.test.ts.
-import { assert } from '@seglog/common';
-import { Codec, type CodecId } from '../../compression.js';
-import { BlockStream } from './block-stream.js';
-import { GzipStream } from './gzip-stream.js';
-import { ZstdStream } from './zstd-stream.js';
+import type { CodecId } from '../../compression.js';
 
 export interface StreamCompressor {
   readonly codec: CodecId;
@@ -32,20 +28,4 @@ export interface StreamCompressor {
   finish(input: Uint8Array): readonly Uint8Array[];
   /** Releases native resources without finishing (after a failure or a discarded trial). */
   dispose(): void;
-}
-
-export function createStreamCompressor(codec: CodecId, level: number | undefined): StreamCompressor {
-  switch (codec) {
-    case Codec.gzip:
-      return new GzipStream(level);
-    case Codec.zstd:
-      return new ZstdStream(level);
-    case Codec.none:
-    case Codec.snappy:
-    case Codec.lz4:
-      return new BlockStream(codec);
-    default:
-      assert(false, 'createStreamCompressor: codec must be 0..4');
-      throw new Error('unreachable');
-  }
 }

@@ -1,0 +1,85 @@
+// LogAcks: when a Log answers that records are written or durable
+// (written(), durable()) and the full flush that flush() and close() run.
+//
+// Invariants: a waiter for offset O resolves only once writtenOffset > O
+// (durableOffset > O for durable()). Offline, only offsets durable before
+// the failure still resolve (a batch written but not durable may be one the
+// failure lost; nothing is acknowledged past a failure); every other call is
+// refused with the failure. durable() starts a flush round if none runs
+// (group commit). Hot path: an offset already covered returns one shared
+// resolved promise; otherwise one waiter promise, no closure.
+
+import { assert } from '@seglog/common';
+import type { FailStop } from './fail-stop.js';
+import type { LogFlusher } from './log-flusher.js';
+import type { LogPositions } from './log-positions.js';
+import type { OffsetWaiters } from './offset-waiters.js';
+
+const RESOLVED: Promise<void> = Promise.resolve();
+
+export interface LogAcksDeps {
+  readonly positions: LogPositions;
+  readonly failStop: FailStop;
+  readonly flusher: LogFlusher;
+  readonly writtenWaiters: OffsetWaiters;
+  readonly durableWaiters: OffsetWaiters;
+}
+
+export class LogAcks {
+  private readonly positions: LogPositions;
+  private readonly failStop: FailStop;
+  private readonly flusher: LogFlusher;
+  private readonly writtenWaiters: OffsetWaiters;
+  private readonly durableWaiters: OffsetWaiters;
+
+  constructor(deps: LogAcksDeps) {
+    this.positions = deps.positions;
+    this.failStop = deps.failStop;
+    this.flusher = deps.flusher;
+    this.writtenWaiters = deps.writtenWaiters;
+    this.durableWaiters = deps.durableWaiters;
+  }
+
+  /**
+   * Resolves once the record at `offset` is in the file (writtenOffset >
+   * offset). Offline, only records durable before the failure still answer:
+   * a batch written but not durable may be one the failure lost (a failed
+   * fdatasync drops its pages), and nothing is acknowledged past a failure.
+   */
+  written(offset: number): Promise<void> {
+    assert(Number.isSafeInteger(offset), 'Log.written: offset must be a safe integer');
+    if (offset < this.positions.durable) return RESOLVED;
+    const refused = this.failStop.refusal();
+    if (refused !== null) return Promise.reject(refused);
+    if (offset < this.positions.written) return RESOLVED;
+    return this.writtenWaiters.add(offset);
+  }
+
+  /** Resolves once the record at `offset` is durable (durableOffset > offset); starts a flush if none runs. */
+  durable(offset: number): Promise<void> {
+    assert(Number.isSafeInteger(offset), 'Log.durable: offset must be a safe integer');
+    if (offset < this.positions.durable) return RESOLVED;
+    const refused = this.failStop.refusal();
+    if (refused !== null) return Promise.reject(refused);
+    const promise = this.durableWaiters.add(offset);
+    this.flusher.maybeStart();
+    return promise;
+  }
+
+  /**
+   * flush()'s body (inside a mutation): everything accepted so far made
+   * durable, and the directory fsynced if a segment file was created since.
+   */
+  async flushAll(): Promise<void> {
+    this.failStop.checkWritable();
+    const end = this.positions.logEnd;
+    if (end > this.positions.durable) await this.durable(end - 1);
+    if (this.flusher.isDirDirty) {
+      try {
+        await this.flusher.syncDir();
+      } catch (error) {
+        throw this.failStop.failWith(error);
+      }
+    }
+  }
+}
