@@ -46,7 +46,7 @@
 // other tenants of a shared machine than wall time), and the
 // records-per-request ratio.
 // Figures and why records per request stay under issue 16's targets with
-// both generators: packages/broker/README.md ("Batches bounded by their
+// both generators: packages/load/README.md ("Batches bounded by their
 // compressed size").
 // Checksum: records acknowledged plus the end-offset advance over all rounds
 // (each must equal records × rounds; a case that silently did nothing shows).
