@@ -1,6 +1,6 @@
 // Producer-side cost and request density of compressed produce, uncompressed-
 // vs compressed-size-bounded batches (issue 10 item 3; franz-go PR #1366):
-// the load client (packages/broker/src/load) against an in-process BLACKHOLE
+// the load client (packages/load) against an in-process BLACKHOLE
 // broker, so the log's storage cost is out and what remains is the client
 // (payload generation, compression, merging) plus the broker's produce
 // validation on loopback, both in this process.
@@ -46,12 +46,13 @@
 // other tenants of a shared machine than wall time), and the
 // records-per-request ratio.
 // Figures and why records per request stay under issue 16's targets with
-// both generators: packages/broker/README.md ("Batches bounded by their
+// both generators: packages/load/README.md ("Batches bounded by their
 // compressed size").
 // Checksum: records acknowledged plus the end-offset advance over all rounds
 // (each must equal records × rounds; a case that silently did nothing shows).
-import { Broker, runLoad } from '@seglog/broker';
-import type { LoadOptions, LoadReport } from '@seglog/broker';
+import { Broker } from '@seglog/broker';
+import { runLoad } from '@seglog/load';
+import type { LoadOptions, LoadReport } from '@seglog/load';
 import { median, printTable, runCases, type BenchOptions, type Case } from './lib/harness.js';
 
 const CODECS = ['gzip', 'zstd', 'lz4', 'snappy', 'none'] as const;

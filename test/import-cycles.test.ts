@@ -3,6 +3,8 @@
 // one concept split badly (or two concepts tangled): evaluation order then
 // depends on which file is loaded first, and neither can be read alone.
 // `import type` counts too: a type-only circle is the same tangle of meaning.
+// A relative import never leaves its package's src/: another package is
+// reached through its public index (`@seglog/<name>`), never its internals.
 import { describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,7 +15,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const packagesDir = path.join(root, 'packages');
 
 // Bottom to top; a package imports only packages before it in this list.
-const layers = ['common', 'native', 'records', 'io', 'log', 'fetch', 'protocol', 'broker', 'cli'] as const;
+const layers = ['common', 'native', 'records', 'io', 'log', 'fetch', 'protocol', 'broker', 'load', 'cli'] as const;
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
@@ -45,12 +47,14 @@ interface Graph {
   edges: Map<string, string[]>;
   upward: string[];
   unresolved: string[];
+  escaping: string[];
 }
 
 function buildGraph(): Graph {
   const edges = new Map<string, string[]>();
   const upward: string[] = [];
   const unresolved: string[] = [];
+  const escaping: string[] = [];
   for (const pkg of readdirSync(packagesDir)) {
     const src = path.join(packagesDir, pkg, 'src');
     if (!existsSync(src)) continue;
@@ -61,8 +65,12 @@ function buildGraph(): Graph {
       for (const spec of specifiers(file)) {
         if (spec.startsWith('.')) {
           const target = resolveRelative(file, spec);
-          if (target === undefined) unresolved.push(`${rel} → ${spec}`);
-          else targets.push(target);
+          if (target === undefined) {
+            unresolved.push(`${rel} → ${spec}`);
+            continue;
+          }
+          targets.push(target);
+          if (path.relative(src, target).startsWith('..')) escaping.push(`${rel} → ${spec}`);
           continue;
         }
         const match = /^@seglog\/([^/]+)/.exec(spec);
@@ -76,7 +84,7 @@ function buildGraph(): Graph {
       edges.set(file, targets);
     }
   }
-  return { edges, upward, unresolved };
+  return { edges, upward, unresolved, escaping };
 }
 
 /** Strongly connected components with more than one file, or a file importing itself (Tarjan). */
@@ -131,5 +139,8 @@ describe('import graph of packages/*/src', () => {
   });
   it('imports only packages below in the layer table', () => {
     expect(graph.upward).toEqual([]);
+  });
+  it('reaches other packages only through @seglog/<name>, never by a relative path', () => {
+    expect(graph.escaping).toEqual([]);
   });
 });

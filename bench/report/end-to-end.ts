@@ -9,8 +9,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runLoad } from '@seglog/broker';
-import type { LoadReport } from '@seglog/broker';
+import { runLoad } from '@seglog/load';
+import type { LoadReport } from '@seglog/load';
 import { runCases, type BenchOptions, type Case } from '../lib/harness.js';
 import { barChart, fmt, num, ratio, stat, type Report } from './model.js';
 

@@ -1,7 +1,9 @@
 // @seglog/protocol: the Kafka wire protocol as data. Primitives (ProtocolReader,
 // ProtocolWriter, typed errors), one declarative description per message, one
-// generic codec that compiles a description per version, and the checker that
-// compares a description with Kafka's published definition. See README.md.
+// generic codec that compiles a description per version, the checker that
+// compares a description with Kafka's published definition, and the Kafka
+// facts both sides need: the error-code table and the supported-API table.
+// See README.md.
 
 export { ProtocolReader } from './protocol-reader.js';
 export type { TagHandler } from './protocol-reader.js';
@@ -28,6 +30,10 @@ export {
   requestHeaderVersion, responseHeaderVersion,
 } from './apis.js';
 export type { ApiCodecs, ApiDescription, ApiName, RequestBodies, ResponseBodies } from './apis.js';
+export { KAFKA_ERROR_CODES, kafkaErrorCode } from './kafka-error-codes.js';
+export type { BrokerErrorName } from './kafka-error-codes.js';
+export { ApiKey, SUPPORTED_APIS, supportedApi, isVersionSupported } from './supported-apis.js';
+export type { ApiKeyId, SupportedApi } from './supported-apis.js';
 export { decodeRequest } from './decode-request.js';
 export type { DecodedRequest, RequestHeader } from './decode-request.js';
 export { encodeResponse } from './encode-response.js';

@@ -1,16 +1,16 @@
 // The broker's ApiVersions bodies, built from SUPPORTED_APIS (so what we
 // advertise is exactly what decodeRequest accepts). They live here, not in
-// @seglog/protocol, because they carry Kafka error codes, which only the
-// broker owns (STYLE.md).
+// @seglog/protocol, because choosing an answer (and its error code) is the
+// broker's job; @seglog/protocol only holds the tables.
 //
 // Handshake fallback (KIP-511): a request for an ApiVersions version we do
 // not implement is answered with UNSUPPORTED_VERSION in the v0 body (always
 // readable) and our ranges, so the client retries with a version we speak.
 // The body of such a request is not parsed (its format is unknown to us).
 
-import { encodeResponse, type ApiVersionsResponse, type FinishedMessage, type ProtocolWriter } from '@seglog/protocol';
-import { kafkaErrorCode } from './kafka-error-codes.js';
-import { SUPPORTED_APIS } from './supported-apis.js';
+import {
+  SUPPORTED_APIS, encodeResponse, kafkaErrorCode, type ApiVersionsResponse, type FinishedMessage, type ProtocolWriter,
+} from '@seglog/protocol';
 
 /** The ApiVersions body advertising SUPPORTED_APIS. */
 export function apiVersionsResponse(throttleTimeMs = 0): ApiVersionsResponse {

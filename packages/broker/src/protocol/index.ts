@@ -1,11 +1,8 @@
-// The broker's own part of the wire protocol: Kafka error codes, the table of
-// supported APIs (derived from @seglog/protocol's descriptions) and the
-// ApiVersions bodies. The codecs, primitives, framing and message types are
-// @seglog/protocol's: import them from there. See packages/broker/README.md.
+// The broker's own part of the wire protocol: the ApiVersions bodies. Kafka's
+// error codes and the table of supported APIs are @seglog/protocol's (the load
+// client needs them too); they are re-exported here so the broker's modules
+// and its public index keep one import site. See packages/broker/README.md.
 
-export { KAFKA_ERROR_CODES, kafkaErrorCode } from './kafka-error-codes.js';
-export type { BrokerErrorName } from './kafka-error-codes.js';
-export { ApiKey, SUPPORTED_APIS, supportedApi, isVersionSupported } from './supported-apis.js';
-export type { ApiKeyId, ApiName, SupportedApi } from './supported-apis.js';
+export { KAFKA_ERROR_CODES, kafkaErrorCode, ApiKey, SUPPORTED_APIS, supportedApi, isVersionSupported } from '@seglog/protocol';
+export type { BrokerErrorName, ApiKeyId, ApiName, SupportedApi } from '@seglog/protocol';
 export { apiVersionsResponse, apiVersionsFallback } from './api-versions-response.js';
-

@@ -2,8 +2,7 @@
 // (ApiVersions, highest version both sides speak), topic creation, metadata
 // check, end offsets (ListOffsets −1 = the high watermark), producer ids.
 
-import { ApiKey, SUPPORTED_APIS } from '../protocol/supported-apis.js';
-import { KAFKA_ERROR_CODES } from '../protocol/kafka-error-codes.js';
+import { ApiKey, KAFKA_ERROR_CODES, SUPPORTED_APIS } from '@seglog/protocol';
 import type { KafkaConnection } from './kafka-connection.js';
 import { kafkaErrorName } from './load-consumer.js';
 import { LoadErrorCode, loadError } from './load-error.js';

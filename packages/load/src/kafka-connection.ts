@@ -1,5 +1,5 @@
 // One TCP connection of the load client to a broker: requests are encoded
-// with the broker's own client-side codecs (`encodeRequest`), written at once
+// with @seglog/protocol's client-side codecs (`encodeRequest`), written at once
 // (pipelined), and their responses matched in order and checked by
 // correlation id, as a Kafka client does. Every request has a deadline; a
 // timeout, a decode failure or a closed socket fails every pending request

@@ -5,7 +5,7 @@
 // max.in.flight.requests.per.connection).
 
 import type { CodecName } from '@seglog/records';
-import type { Broker } from '../broker.js';
+import type { Broker } from '@seglog/broker';
 import { LoadErrorCode, loadError } from './load-error.js';
 import { PAYLOAD_HEADER_BYTES, PAYLOAD_KINDS } from './payload.js';
 import type { PayloadKind } from './payload.js';

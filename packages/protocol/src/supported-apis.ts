@@ -1,13 +1,12 @@
-// The one table of APIs and versions the broker implements, derived from
-// @seglog/protocol's API_DESCRIPTIONS (a description's validVersions are the
-// versions the broker supports), so that what ApiVersions advertises is
-// exactly what decodeRequest accepts. Why these ranges: see
-// packages/broker/README.md ("Supported APIs").
+// The one table of APIs and versions seglog speaks, derived from
+// API_DESCRIPTIONS (a description's validVersions are the versions the broker
+// supports), so that what the broker's ApiVersions advertises is exactly what
+// decodeRequest accepts, and the load client negotiates against the same
+// table. Why these ranges: see packages/broker/README.md ("Supported APIs").
 
 import { assert } from '@seglog/common';
-import { API_DESCRIPTIONS, parseVersions, type ApiName } from '@seglog/protocol';
-
-export type { ApiName } from '@seglog/protocol';
+import { API_DESCRIPTIONS, type ApiName } from './apis.js';
+import { parseVersions } from './description.js';
 
 export const ApiKey = {
   PRODUCE: 0,

@@ -1,5 +1,7 @@
 // Kafka's numeric error codes (org.apache.kafka.common.protocol.Errors), the
-// only place in seglog where they appear. Covers every KafkaErrorName that
+// only table of them in seglog: they are wire-protocol facts, so they live in
+// @seglog/protocol, where both the broker (which answers with them) and the
+// load client (which reads them) import them. Covers every KafkaErrorName that
 // @seglog/common's errors can carry, plus the codes the broker itself answers
 // with (unsupported version, invalid request, topic administration, ...).
 

@@ -1,4 +1,4 @@
-// The load/diagnostic client (src/load) against an in-process broker on a
+// The load/diagnostic client (@seglog/load) against an in-process broker on a
 // loopback port: the integrity checks pass for 100-byte records over 16
 // partitions with 1 and 3 idempotent producers (acks=-1) and with acks=0;
 // each deliberate corruption of what the consumer sees is reported (proof
@@ -9,10 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Broker, formatReport, parseLoadArgs } from '../src/index.js';
-import { LatencyRecorder } from '../src/load/latency-recorder.js';
-import { runLoad } from '../src/load/run-load.js';
-import type { LoadOptions } from '../src/load/load-options.js';
+import { Broker } from '@seglog/broker';
+import { formatReport, parseLoadArgs } from '../src/index.js';
+import { LatencyRecorder } from '../src/latency-recorder.js';
+import { runLoad } from '../src/run-load.js';
+import type { LoadOptions } from '../src/load-options.js';
 
 const BASE: Partial<LoadOptions> = {
   partitions: 16, recordBytes: 100, acks: -1, idempotent: true, createTopic: true, requestTimeoutMs: 10_000, maxProduceMs: 20_000,

@@ -7,7 +7,7 @@
 // broker answers KAFKA_STORAGE_ERROR) gives the typed result
 // 'fetch-refused', not a violation and not a crash.
 
-import { KAFKA_ERROR_CODES } from '../protocol/kafka-error-codes.js';
+import { KAFKA_ERROR_CODES } from '@seglog/protocol';
 import type { FetchPartition, FetchRequest, FetchResponse } from '@seglog/protocol';
 import type { KafkaConnection } from './kafka-connection.js';
 import type { CheckerResult, LoadChecker } from './load-checker.js';
