@@ -8,7 +8,7 @@ import type { LoadOptions } from './load-options.js';
 import { PAYLOAD_KINDS } from './payload.js';
 import type { PayloadKind } from './payload.js';
 
-export const LOAD_USAGE = `usage: pnpm load [--] --topic T (--records N | --duration-ms D) [options]
+export const LOAD_USAGE = `usage: pnpm load [--] (or: seglog-load) --topic T (--records N | --duration-ms D) [options]
   --bootstrap HOST:PORT      broker (default 127.0.0.1:9092; loopback)
   --topic T                  topic (default seglog-load)
   --partitions N             partitions used, round-robin (default 16)
