@@ -99,9 +99,10 @@ export class TopicStore {
 
   static async open(options: TopicStoreOptions): Promise<TopicStore> {
     if (options.blackhole) return new TopicStore(null, options, TopicConfigFile.inMemory(), new Map());
-    const configFile = await TopicConfigFile.open(options.dataDir);
+    const io = new NodeIo();
+    const configFile = await TopicConfigFile.open(io, options.dataDir);
     const topicConfigs = configsFromFile(configFile, options.config);
-    const manager = await LogManager.open(new NodeIo(), options.dataDir, {
+    const manager = await LogManager.open(io, options.dataDir, {
       defaultConfig: options.config,
       topicConfigs,
       ...(options.tailCacheBytes === null ? {} : { tailCache: { totalBytes: options.tailCacheBytes } }),

@@ -13,7 +13,12 @@
 // next open finishes the deletion. The file is rewritten whole and durably
 // for every change: `<file>.tmp` written and fdatasynced, renamed over the
 // file, the directory fsynced; a crash leaves the old or the new file, never
-// a mix. Writes run one at a time (a promise chain). A missing file is an
+// a mix. All disk access goes through an Io (NodeIo in the broker, SimIo in
+// the crash tests). Writes run one at a time (a promise chain) and a change
+// is visible (get) only once its write completed; a failed write refuses the
+// change and the next write rewrites the whole file from a fresh `.tmp` (a
+// failure after the rename may still have made the change durable: the
+// caller was told it failed, its outcome is unknown). A missing file is an
 // empty table; a file that does not parse or has another format is
 // SEGLOG_ERR_BROKER_TOPIC_CONFIGS_CORRUPT (the broker refuses to start rather
 // than run topics on silently lost settings).
@@ -23,7 +28,7 @@
 // its first partition is deleted.
 
 import { SeglogError } from '@seglog/common';
-import { open, readFile, rename } from 'node:fs/promises';
+import type { Io } from '@seglog/io';
 import path from 'node:path';
 
 export const TOPIC_CONFIG_FILE = 'broker-topic-configs';
@@ -37,30 +42,28 @@ export interface TopicEntry {
 
 export class TopicConfigFile {
   /** null: in memory only (blackhole mode). */
-  private readonly path: string | null;
-  private readonly entries: Map<string, TopicEntry>;
+  private readonly io: Io | null;
+  private readonly path: string;
+  /** The committed entries (their write completed). */
+  private entries: Map<string, TopicEntry>;
   private chain: Promise<void>;
 
-  private constructor(filePath: string | null, entries: Map<string, TopicEntry>) {
+  private constructor(io: Io | null, filePath: string, entries: Map<string, TopicEntry>) {
+    this.io = io;
     this.path = filePath;
     this.entries = entries;
     this.chain = Promise.resolve();
   }
 
   static inMemory(): TopicConfigFile {
-    return new TopicConfigFile(null, new Map());
+    return new TopicConfigFile(null, TOPIC_CONFIG_FILE, new Map());
   }
 
-  static async open(dataDir: string): Promise<TopicConfigFile> {
+  static async open(io: Io, dataDir: string): Promise<TopicConfigFile> {
     const filePath = path.join(dataDir, TOPIC_CONFIG_FILE);
-    let text: string;
-    try {
-      text = await readFile(filePath, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new TopicConfigFile(filePath, new Map());
-      throw error;
-    }
-    return new TopicConfigFile(filePath, parseTopicConfigFile(text, filePath));
+    if (!(await io.exists(filePath))) return new TopicConfigFile(io, filePath, new Map());
+    const text = (await io.readFile(filePath)).toString('utf8');
+    return new TopicConfigFile(io, filePath, parseTopicConfigFile(text, filePath));
   }
 
   get(topic: string): TopicEntry | undefined {
@@ -71,33 +74,33 @@ export class TopicConfigFile {
     return [...this.entries.keys()];
   }
 
-  /** Sets (or with null removes) a topic's entry and writes the file durably. */
+  /** Sets (or with null removes) a topic's entry; resolves once the file is durably rewritten, then get() shows it. */
   set(topic: string, entry: TopicEntry | null): Promise<void> {
-    if (entry === null) this.entries.delete(topic);
-    else this.entries.set(topic, { configs: { ...entry.configs }, deleting: entry.deleting });
-    const snapshot = formatTopicConfigFile(this.entries);
-    const write = this.chain.then(() => this.write(snapshot));
+    const write = this.chain.then(async () => {
+      const next = new Map(this.entries);
+      if (entry === null) next.delete(topic);
+      else next.set(topic, { configs: { ...entry.configs }, deleting: entry.deleting });
+      await this.write(formatTopicConfigFile(next));
+      this.entries = next;
+    });
     this.chain = write.catch(() => undefined);
     return write;
   }
 
   private async write(text: string): Promise<void> {
-    if (this.path === null) return;
+    if (this.io === null) return;
     const tmp = `${this.path}.tmp`;
-    const handle = await open(tmp, 'w');
+    const bytes = Buffer.from(text, 'utf8');
+    const file = await this.io.open(tmp, { create: true });
     try {
-      await handle.writeFile(text);
-      await handle.datasync();
+      await file.truncate(0);
+      await file.pwrite(bytes, 0);
+      await file.fdatasync();
     } finally {
-      await handle.close();
+      await file.close();
     }
-    await rename(tmp, this.path);
-    const dir = await open(path.dirname(this.path), 'r');
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
-    }
+    await this.io.rename(tmp, this.path);
+    await this.io.fsyncDir(path.dirname(this.path));
   }
 }
 
