@@ -133,7 +133,7 @@ describe('Broker server', () => {
     const data = await pending;
     expect(data.readInt32BE(4)).toBe(7);
     expect(data.readInt16BE(8)).toBe(KAFKA_ERROR_CODES.UNSUPPORTED_VERSION);
-    expect(data.readInt32BE(10)).toBe(8);
+    expect(data.readInt32BE(10)).toBe(14);
     c.close();
   });
 
