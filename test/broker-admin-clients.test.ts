@@ -6,7 +6,7 @@
 // kcat has no admin commands; its part is skipped only when kcat is not
 // installed (.ci/run installs it).
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigResourceTypes } from 'kafkajs';
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -21,6 +21,17 @@ const hasKcat = spawnSync('kcat', ['-V'], { encoding: 'utf8' }).status === 0;
 
 let dir: string;
 let broker: Broker;
+/** Request versions the clients sent, over every broker of the file (printed at the end). */
+const versionsSeen = new Map<string, Set<number>>();
+
+async function stopBroker(): Promise<void> {
+  for (const [api, versions] of broker.stats.versionsSeen) {
+    const set = versionsSeen.get(api) ?? new Set<number>();
+    for (const v of versions) set.add(v);
+    versionsSeen.set(api, set);
+  }
+  await broker.stop();
+}
 
 async function start(): Promise<void> {
   broker = await Broker.start({ dataDir: dir, port: 0, autoCreatePartitions: 0, log: () => undefined });
@@ -31,8 +42,13 @@ beforeEach(async () => {
   await start();
 });
 
+afterAll(() => {
+  const seen = [...versionsSeen].map(([api, v]) => `${api} v${[...v].sort((a, b) => a - b).join(',')}`).join('; ');
+  process.stdout.write(`admin clients (kafkajs 2.2.4, kcat) request versions seen: ${seen}\n`);
+});
+
 afterEach(async () => {
-  await broker.stop();
+  await stopBroker();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -68,7 +84,7 @@ describe('kafkajs 2.2.4 admin', () => {
     });
     expect(await topicConfig('cfg', 'cleanup.policy')).toEqual({ value: 'compact', isDefault: false });
     expect(broker.logManager?.getLog('cfg', 1)?.config.maxMessageBytes).toBe(65536);
-    await broker.stop();
+    await stopBroker();
     await start();
     expect(await topicConfig('cfg', 'cleanup.policy')).toEqual({ value: 'compact', isDefault: false });
     expect(await topicConfig('cfg', 'max.message.bytes')).toEqual({ value: '65536', isDefault: false });

@@ -321,7 +321,8 @@ export class TopicStore {
         const old = list[partition];
         if (old === undefined) continue;
         const reopened = await this.manager.reopenLog(topic, partition, config);
-        reopened.updateHighWatermark(Math.min(old.highWatermark, reopened.logEndOffset));
+        // As at open: after a clean close everything the log holds is committed (one node is the whole ISR).
+        reopened.updateHighWatermark(reopened.logEndOffset);
         const current = this.topicMap.get(topic);
         if (current !== undefined) current[partition] = reopened;
         replaced.push(old);
