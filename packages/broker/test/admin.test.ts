@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { DescribeConfigsResourceResult } from '@seglog/protocol';
 import { Broker, KAFKA_ERROR_CODES as E } from '../src/index.js';
 import { TOPIC_CONFIG_FILE } from '../src/internal/topic-configs/topic-config-file.js';
-import { batch, createTopic, fetch, produce } from './broker-helpers.js';
+import { batch, createTopic, fetch, produce, valuesOf } from './broker-helpers.js';
 import { RawClient } from './raw-client.js';
 
 const TOPIC = 2;
@@ -263,6 +263,35 @@ describe('AlterConfigs', () => {
     expect(await alter('a', { 'max.message.bytes': '100000' })).toBe(0);
     expect(await configValue('a', 'retention.ms')).toEqual(['604800000', 5]);
     expect(await produceCode('a', ['x'.repeat(400)])).toBe(0);
+  });
+
+  it('produces and a parked fetch racing a config change answer 0 or NOT_LEADER_OR_FOLLOWER, never a storage error', async () => {
+    await createTopic(client, 'live');
+    const other = await RawClient.connect(broker.port);
+    try {
+      // A fetch parked on the partition is woken by the reopen and parks again on the new log, which a produce then wakes.
+      const parked = other.request('FETCH', 12, fetch('live', 0, { maxWaitMs: 60_000, minBytes: 1 }));
+      expect(await incremental('live', [['segment.ms', SET, '3600000']])).toBe(0);
+      expect(await produceCode('live', ['first'])).toBe(0);
+      const woken = (await parked).body.responses[0]?.partitions[0];
+      expect(woken?.errorCode).toBe(0);
+      expect(valuesOf(woken?.records)).toEqual(['first']);
+      // Produces pipelined with a reopen: stored before it, or refused as retriable after it.
+      const producing = Array.from({ length: 20 }, (_, i) => client.request('PRODUCE', 9, produce('live', batch([`p${i}`]), 1)));
+      const altering = other.request('INCREMENTAL_ALTER_CONFIGS', 1, {
+        resources: [{ resourceType: TOPIC, resourceName: 'live', configs: [{ name: 'segment.bytes', configOperation: SET, value: '100000' }] }], validateOnly: false,
+      });
+      const codes = (await Promise.all(producing)).map((p) => p.body.responses[0]?.partitionResponses[0]?.errorCode);
+      expect((await altering).body.responses[0]?.errorCode).toBe(0);
+      for (const code of codes) expect([0, E.NOT_LEADER_OR_FOLLOWER]).toContain(code);
+      const acked = codes.filter((code) => code === 0).length;
+      const after = await client.request('LIST_OFFSETS', 7, { replicaId: -1, isolationLevel: 0, topics: [{ name: 'live', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1, maxNumOffsets: 1 }] }] });
+      expect(after.body.topics[0]?.partitions[0]?.offset).toBeGreaterThanOrEqual(acked + 1);
+      expect(broker.logManager?.getLog('live', 0)?.config.segmentBytes).toBe(100000);
+      expect(await produceCode('live', ['after'])).toBe(0);
+    } finally {
+      other.close();
+    }
   });
 
   it('refuses bad values, unknown names, nulls and duplicates, changing nothing; validateOnly stores nothing', async () => {

@@ -84,6 +84,8 @@ export class TopicStore {
   private readonly configFile: TopicConfigFile;
   /** The LogConfig of topics with overrides (others: `config`). */
   private readonly topicConfigs: Map<string, LogConfig>;
+  /** Logs being closed for a reopen: no longer current, though still listed until replaced. */
+  private readonly retiring: WeakSet<PartitionLog>;
 
   private constructor(manager: LogManager | null, options: TopicStoreOptions, configFile: TopicConfigFile, topicConfigs: Map<string, LogConfig>) {
     this.blackhole = options.blackhole;
@@ -95,6 +97,7 @@ export class TopicStore {
     this.collisionKeys = new Map();
     this.configFile = configFile;
     this.topicConfigs = topicConfigs;
+    this.retiring = new WeakSet();
   }
 
   static async open(options: TopicStoreOptions): Promise<TopicStore> {
@@ -155,7 +158,7 @@ export class TopicStore {
 
   /** Whether `log` is still the store's log of its partition (not deleted, not reopened by a config change). */
   isCurrent(log: PartitionLog): boolean {
-    return this.topicMap.get(log.topic)?.[log.partition] === log;
+    return !this.retiring.has(log) && this.topicMap.get(log.topic)?.[log.partition] === log;
   }
 
   /** The topic's config overrides (Kafka names → strings; empty for none). */
@@ -320,6 +323,7 @@ export class TopicStore {
       for (let partition = 0; partition < list.length; partition++) {
         const old = list[partition];
         if (old === undefined) continue;
+        this.retiring.add(old);
         const reopened = await this.manager.reopenLog(topic, partition, config);
         // As at open: after a clean close everything the log holds is committed (one node is the whole ISR).
         reopened.updateHighWatermark(reopened.logEndOffset);
