@@ -28,6 +28,7 @@
 
 import { assert, SeglogError } from '@seglog/common';
 import { NodeIo } from '@seglog/io';
+import type { Io } from '@seglog/io';
 import { BlackholeLog, LogConfig, LogManager } from '@seglog/log';
 import type { AppendResult, FetchPlan, ReadOptions } from '@seglog/log';
 import { isApiError } from './topic-configs/api-error.js';
@@ -69,6 +70,8 @@ export interface TopicStoreOptions {
   readonly tailCacheBytes: number | null;
   /** Where the data directory's offline notice (its cause, once) and refusal notices (rate-limited) are printed. */
   readonly log: (line: string) => void;
+  /** The I/O of the data directory (default NodeIo; SimIo in the crash tests). */
+  readonly io?: Io;
 }
 
 export class TopicStore {
@@ -102,7 +105,7 @@ export class TopicStore {
 
   static async open(options: TopicStoreOptions): Promise<TopicStore> {
     if (options.blackhole) return new TopicStore(null, options, TopicConfigFile.inMemory(), new Map());
-    const io = new NodeIo();
+    const io = options.io ?? new NodeIo();
     const configFile = await TopicConfigFile.open(io, options.dataDir);
     const topicConfigs = configsFromFile(configFile, options.config);
     const manager = await LogManager.open(io, options.dataDir, {
