@@ -24,7 +24,13 @@ import type { BrokerOptions } from './broker-options.js';
 import type { BrokerContext, BrokerStats } from './internal/broker-context.js';
 import { Connection } from './internal/connection.js';
 import { FetchWaiters } from './internal/fetch-waiters.js';
+import { handleAlterConfigs } from './internal/handlers/alter-configs.js';
+import { handleCreatePartitions } from './internal/handlers/create-partitions.js';
 import { handleCreateTopics } from './internal/handlers/create-topics.js';
+import { handleDeleteTopics } from './internal/handlers/delete-topics.js';
+import { handleDescribeCluster } from './internal/handlers/describe-cluster.js';
+import { handleDescribeConfigs } from './internal/handlers/describe-configs.js';
+import { handleIncrementalAlterConfigs } from './internal/handlers/incremental-alter-configs.js';
 import { handleDeleteRecords } from './internal/handlers/delete-records.js';
 import { handleFetch } from './internal/handlers/fetch.js';
 import { handleInitProducerId } from './internal/handlers/init-producer-id.js';
@@ -190,6 +196,14 @@ export class Broker {
       case 'CREATE_TOPICS': return respond('CREATE_TOPICS', version, correlationId, await handleCreateTopics(this.ctx, request.body));
       case 'DELETE_RECORDS': return respond('DELETE_RECORDS', version, correlationId, await handleDeleteRecords(this.ctx, request.body));
       case 'INIT_PRODUCER_ID': return respond('INIT_PRODUCER_ID', version, correlationId, await handleInitProducerId(this.ctx, request.body));
+      // Admin (issue 21).
+      case 'DELETE_TOPICS': return respond('DELETE_TOPICS', version, correlationId, await handleDeleteTopics(this.ctx, request.body, version));
+      case 'CREATE_PARTITIONS': return respond('CREATE_PARTITIONS', version, correlationId, await handleCreatePartitions(this.ctx, request.body));
+      case 'DESCRIBE_CLUSTER': return respond('DESCRIBE_CLUSTER', version, correlationId, handleDescribeCluster(this.ctx, request.body, version));
+      case 'DESCRIBE_CONFIGS': return respond('DESCRIBE_CONFIGS', version, correlationId, handleDescribeConfigs(this.ctx, request.body));
+      case 'ALTER_CONFIGS': return respond('ALTER_CONFIGS', version, correlationId, await handleAlterConfigs(this.ctx, request.body));
+      case 'INCREMENTAL_ALTER_CONFIGS':
+        return respond('INCREMENTAL_ALTER_CONFIGS', version, correlationId, await handleIncrementalAlterConfigs(this.ctx, request.body));
     }
   }
 

@@ -10,6 +10,7 @@ import type {
   ListOffsetsResponse, MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse, RequestBodies, ResponseBodies,
 } from '@seglog/protocol';
 import { ZERO_UUID } from '@seglog/protocol';
+import { ADMIN_MESSAGE_CASES } from './admin-arbitraries.js';
 
 const INT32_MIN = -2147483648;
 export const int8 = fc.integer({ min: -128, max: 127 });
@@ -287,6 +288,7 @@ export const MESSAGE_CASES: { readonly [N in Api]: MessageCase<N> } = {
   CREATE_TOPICS: createTopics,
   DELETE_RECORDS: deleteRecords,
   INIT_PRODUCER_ID: initProducerId,
+  ...ADMIN_MESSAGE_CASES,
 };
 
 /** Concatenates a finished message's parts (tests only: they are all Buffers here). */

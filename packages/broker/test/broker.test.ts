@@ -79,7 +79,7 @@ describe('Broker server', () => {
     c.send([a.frame, m.frame, p0Frame, p1.frame, f.frame]);
     const [av, md, pr, fr] = await Promise.all([a.response, m.response, p1.response, f.response]);
     expect(av.body.errorCode).toBe(0);
-    expect(av.body.apiKeys.map((k) => k.apiKey)).toEqual([0, 1, 2, 3, 18, 19, 21, 22]);
+    expect(av.body.apiKeys.map((k) => k.apiKey)).toEqual([0, 1, 2, 3, 18, 19, 20, 21, 22, 32, 33, 37, 44, 60]);
     expect(md.body.brokers).toEqual([{ nodeId: 0, host: '127.0.0.1', port: broker.port, rack: null }]);
     expect(md.body.topics[0]?.partitions.map((p) => [p.partitionIndex, p.leaderId, p.replicaNodes, p.isrNodes])).toEqual([[0, 0, [0], [0]]]);
     expect(pr.body.responses[0]?.partitionResponses[0]).toMatchObject({ errorCode: 0, baseOffset: 1 });
@@ -133,7 +133,7 @@ describe('Broker server', () => {
     const data = await pending;
     expect(data.readInt32BE(4)).toBe(7);
     expect(data.readInt16BE(8)).toBe(KAFKA_ERROR_CODES.UNSUPPORTED_VERSION);
-    expect(data.readInt32BE(10)).toBe(8);
+    expect(data.readInt32BE(10)).toBe(14);
     c.close();
   });
 

@@ -409,6 +409,28 @@ export class LogManager {
   }
 
   /**
+   * Closes the log (flushed: a clean close) and opens it again with `config`:
+   * how a topic's changed settings reach an open partition. The closed log
+   * stays listed until the new one replaces it, so a checkpoint in between
+   * still names it. Unknown partitions: SEGLOG_ERR_LOG_UNKNOWN_PARTITION.
+   */
+  async reopenLog(topic: string, partition: number, config: LogConfig): Promise<Log> {
+    const name = FileNames.partitionDirName(topic, partition);
+    this.checkUsable();
+    const log = this.logsByName.get(name);
+    if (log === undefined) throw unknownPartition(this.dir, topic, partition);
+    try {
+      await log.close();
+      const positions = { topic, partition, recoveryPoint: log.durableOffset, logStartOffset: log.logStartOffset, hadCleanShutdown: true };
+      const reopened = await this.openLog(join(this.dir, name), config, positions);
+      this.logsByName.set(name, reopened);
+      return reopened;
+    } catch (error) {
+      throw this.failWith(error);
+    }
+  }
+
+  /**
    * Writes both checkpoint files from every log's durableOffset and
    * logStartOffset. Runs one at a time; a failure takes the directory
    * offline (SEGLOG_ERR_LOG_OFFLINE), except out of descriptors or space

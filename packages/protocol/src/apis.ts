@@ -16,9 +16,19 @@ import { INIT_PRODUCER_ID_REQUEST, INIT_PRODUCER_ID_RESPONSE, type InitProducerI
 import { LIST_OFFSETS_REQUEST, LIST_OFFSETS_RESPONSE, type ListOffsetsRequest, type ListOffsetsResponse } from './messages/list-offsets.js';
 import { METADATA_REQUEST, METADATA_RESPONSE, type MetadataRequest, type MetadataResponse } from './messages/metadata.js';
 import { PRODUCE_REQUEST, PRODUCE_RESPONSE, type ProduceRequest, type ProduceResponse } from './messages/produce.js';
+import { ALTER_CONFIGS_REQUEST, ALTER_CONFIGS_RESPONSE, type AlterConfigsRequest, type AlterConfigsResponse } from './messages/alter-configs.js';
+import { CREATE_PARTITIONS_REQUEST, CREATE_PARTITIONS_RESPONSE, type CreatePartitionsRequest, type CreatePartitionsResponse } from './messages/create-partitions.js';
+import { DELETE_TOPICS_REQUEST, DELETE_TOPICS_RESPONSE, type DeleteTopicsRequest, type DeleteTopicsResponse } from './messages/delete-topics.js';
+import { DESCRIBE_CLUSTER_REQUEST, DESCRIBE_CLUSTER_RESPONSE, type DescribeClusterRequest, type DescribeClusterResponse } from './messages/describe-cluster.js';
+import { DESCRIBE_CONFIGS_REQUEST, DESCRIBE_CONFIGS_RESPONSE, type DescribeConfigsRequest, type DescribeConfigsResponse } from './messages/describe-configs.js';
+import {
+  INCREMENTAL_ALTER_CONFIGS_REQUEST, INCREMENTAL_ALTER_CONFIGS_RESPONSE, type IncrementalAlterConfigsRequest, type IncrementalAlterConfigsResponse,
+} from './messages/incremental-alter-configs.js';
 
 export type ApiName =
-  | 'PRODUCE' | 'FETCH' | 'LIST_OFFSETS' | 'METADATA' | 'API_VERSIONS' | 'CREATE_TOPICS' | 'DELETE_RECORDS' | 'INIT_PRODUCER_ID';
+  | 'PRODUCE' | 'FETCH' | 'LIST_OFFSETS' | 'METADATA' | 'API_VERSIONS' | 'CREATE_TOPICS' | 'DELETE_RECORDS' | 'INIT_PRODUCER_ID'
+  // Admin (issue 21).
+  | 'DELETE_TOPICS' | 'DESCRIBE_CONFIGS' | 'ALTER_CONFIGS' | 'CREATE_PARTITIONS' | 'INCREMENTAL_ALTER_CONFIGS' | 'DESCRIBE_CLUSTER';
 
 /** Decoded request bodies by API (types derived from the descriptions). */
 export interface RequestBodies {
@@ -30,6 +40,12 @@ export interface RequestBodies {
   readonly CREATE_TOPICS: CreateTopicsRequest;
   readonly DELETE_RECORDS: DeleteRecordsRequest;
   readonly INIT_PRODUCER_ID: InitProducerIdRequest;
+  readonly DELETE_TOPICS: DeleteTopicsRequest;
+  readonly DESCRIBE_CONFIGS: DescribeConfigsRequest;
+  readonly ALTER_CONFIGS: AlterConfigsRequest;
+  readonly CREATE_PARTITIONS: CreatePartitionsRequest;
+  readonly INCREMENTAL_ALTER_CONFIGS: IncrementalAlterConfigsRequest;
+  readonly DESCRIBE_CLUSTER: DescribeClusterRequest;
 }
 
 /** Response bodies by API. */
@@ -42,6 +58,12 @@ export interface ResponseBodies {
   readonly CREATE_TOPICS: CreateTopicsResponse;
   readonly DELETE_RECORDS: DeleteRecordsResponse;
   readonly INIT_PRODUCER_ID: InitProducerIdResponse;
+  readonly DELETE_TOPICS: DeleteTopicsResponse;
+  readonly DESCRIBE_CONFIGS: DescribeConfigsResponse;
+  readonly ALTER_CONFIGS: AlterConfigsResponse;
+  readonly CREATE_PARTITIONS: CreatePartitionsResponse;
+  readonly INCREMENTAL_ALTER_CONFIGS: IncrementalAlterConfigsResponse;
+  readonly DESCRIBE_CLUSTER: DescribeClusterResponse;
 }
 
 export interface ApiDescription {
@@ -60,8 +82,14 @@ export const API_DESCRIPTIONS: readonly ApiDescription[] = [
   { apiKey: 3, name: 'METADATA', request: METADATA_REQUEST, response: METADATA_RESPONSE },
   { apiKey: 18, name: 'API_VERSIONS', request: API_VERSIONS_REQUEST, response: API_VERSIONS_RESPONSE },
   { apiKey: 19, name: 'CREATE_TOPICS', request: CREATE_TOPICS_REQUEST, response: CREATE_TOPICS_RESPONSE },
+  { apiKey: 20, name: 'DELETE_TOPICS', request: DELETE_TOPICS_REQUEST, response: DELETE_TOPICS_RESPONSE },
   { apiKey: 21, name: 'DELETE_RECORDS', request: DELETE_RECORDS_REQUEST, response: DELETE_RECORDS_RESPONSE },
   { apiKey: 22, name: 'INIT_PRODUCER_ID', request: INIT_PRODUCER_ID_REQUEST, response: INIT_PRODUCER_ID_RESPONSE },
+  { apiKey: 32, name: 'DESCRIBE_CONFIGS', request: DESCRIBE_CONFIGS_REQUEST, response: DESCRIBE_CONFIGS_RESPONSE },
+  { apiKey: 33, name: 'ALTER_CONFIGS', request: ALTER_CONFIGS_REQUEST, response: ALTER_CONFIGS_RESPONSE },
+  { apiKey: 37, name: 'CREATE_PARTITIONS', request: CREATE_PARTITIONS_REQUEST, response: CREATE_PARTITIONS_RESPONSE },
+  { apiKey: 44, name: 'INCREMENTAL_ALTER_CONFIGS', request: INCREMENTAL_ALTER_CONFIGS_REQUEST, response: INCREMENTAL_ALTER_CONFIGS_RESPONSE },
+  { apiKey: 60, name: 'DESCRIBE_CLUSTER', request: DESCRIBE_CLUSTER_REQUEST, response: DESCRIBE_CLUSTER_RESPONSE },
 ];
 
 /** Every description: the two headers, then each API's request and response. */

@@ -53,6 +53,8 @@ export const KAFKA_ERROR_CODES = {
   THROTTLING_QUOTA_EXCEEDED: 89,
   PRODUCER_FENCED: 90,
   UNKNOWN_TOPIC_ID: 100,
+  MISMATCHED_ENDPOINT_TYPE: 114,
+  UNSUPPORTED_ENDPOINT_TYPE: 115,
 } as const;
 
 /** Every Kafka error name the broker can answer with. */

@@ -17,6 +17,12 @@ export const ApiKey = {
   CREATE_TOPICS: 19,
   DELETE_RECORDS: 21,
   INIT_PRODUCER_ID: 22,
+  DELETE_TOPICS: 20,
+  DESCRIBE_CONFIGS: 32,
+  ALTER_CONFIGS: 33,
+  CREATE_PARTITIONS: 37,
+  INCREMENTAL_ALTER_CONFIGS: 44,
+  DESCRIBE_CLUSTER: 60,
 } as const satisfies Readonly<Record<ApiName, number>>;
 
 export type ApiKeyId = (typeof ApiKey)[keyof typeof ApiKey];

@@ -1,9 +1,11 @@
 // CreateTopics: numPartitions (-1 = the broker's autoCreatePartitions, or 1
 // when auto-creation is off), replicationFactor 1 or -1 (anything else is
 // INVALID_REPLICATION_FACTOR: there is one node), manual assignments only to
-// node 0, validateOnly creates nothing. Topic configs are refused
-// (INVALID_CONFIG): the broker does not persist per-topic configs yet, and a
-// config that silently vanished at the next restart would be worse.
+// node 0, validateOnly creates nothing. Topic configs (Kafka names) are
+// validated as AlterConfigs validates them (topic-configs/topic-config-defs.ts:
+// INVALID_CONFIG, a name listed twice INVALID_REQUEST, a null value
+// INVALID_CONFIG as Kafka's "Null value not supported for topic configs"),
+// persisted with the topic and applied to its partitions' LogConfig.
 // Names: Kafka's Topic.validate (INVALID_TOPIC_EXCEPTION), no collision with
 // an existing topic once '.' and '_' are unified (INVALID_TOPIC_EXCEPTION),
 // no internal name (INVALID_REQUEST): TopicStore.checkCreatable.
@@ -13,8 +15,10 @@ import type { CreatableTopic, CreatableTopicResult, CreateTopicsRequest, CreateT
 import type { BrokerContext } from '../broker-context.js';
 import { NODE_ID, ZERO_UUID } from '../broker-context.js';
 import { errorCodeOf, errorMessageOf } from '../errors.js';
+import { isApiError } from '../topic-configs/api-error.js';
+import { validateTopicConfigs } from '../topic-configs/topic-config-defs.js';
 
-const MAX_PARTITIONS = 10_000;
+export const MAX_PARTITIONS = 10_000;
 
 export async function handleCreateTopics(ctx: BrokerContext, request: CreateTopicsRequest): Promise<CreateTopicsResponse> {
   const topics: CreatableTopicResult[] = [];
@@ -42,15 +46,24 @@ async function createOne(ctx: BrokerContext, topic: CreatableTopic, validateOnly
   if (!Number.isInteger(count) || count < 1 || count > MAX_PARTITIONS) {
     return result(topic.name, 'INVALID_PARTITIONS', `number of partitions must be in 1..${MAX_PARTITIONS}`, -1);
   }
-  if (topic.configs.length > 0) {
-    return result(topic.name, 'INVALID_CONFIG', 'per-topic configs are not supported yet (they would not survive a restart)', -1);
+  const configs: Record<string, string> = {};
+  for (const config of topic.configs) {
+    if (config.value === null) return result(topic.name, 'INVALID_CONFIG', `Null value not supported for topic configs: ${config.name}`, -1);
+    if (Object.hasOwn(configs, config.name)) return result(topic.name, 'INVALID_REQUEST', `config ${config.name} listed twice`, -1);
+    configs[config.name] = config.value;
+  }
+  try {
+    validateTopicConfigs(configs, ctx.store.defaultConfig);
+  } catch (error) {
+    if (!isApiError(error)) throw error;
+    return result(topic.name, error.error, error.message, -1);
   }
   await ctx.store.settled(topic.name);
   if (ctx.store.has(topic.name)) return result(topic.name, 'TOPIC_ALREADY_EXISTS', `topic '${topic.name}' already exists`, -1);
   try {
     ctx.store.checkCreatable(topic.name);
     if (validateOnly) return result(topic.name, 'NONE', null, count);
-    const created = await ctx.store.create(topic.name, count);
+    const created = await ctx.store.create(topic.name, count, configs);
     if (!created) return result(topic.name, 'TOPIC_ALREADY_EXISTS', `topic '${topic.name}' already exists`, -1);
   } catch (error) {
     return { ...result(topic.name, 'NONE', errorMessageOf(error), -1), errorCode: errorCodeOf(error) };

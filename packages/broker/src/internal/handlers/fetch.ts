@@ -18,7 +18,7 @@ import type { FetchPlan } from '@seglog/log';
 import { kafkaErrorCode } from '../../protocol/index.js';
 import type { FetchPartition, FetchPartitionResponse, FetchRequest, FetchResponse, FetchTopicResponse } from '@seglog/protocol';
 import type { BrokerContext } from '../broker-context.js';
-import { errorCodeOf, errorMessageOf } from '../errors.js';
+import { errorMessageOf, partitionErrorCodeOf } from '../errors.js';
 import type { PartitionLog } from '../topic-store.js';
 
 const EMPTY = Buffer.alloc(0);
@@ -92,7 +92,7 @@ async function readPartition(ctx: BrokerContext, request: FetchRequest, topic: s
   } catch (error) {
     round.errors++;
     reportDamage(ctx, topic, p.partition, error);
-    return partitionError(p.partition, errorCodeOf(error), log);
+    return partitionError(p.partition, partitionErrorCodeOf(ctx.store, log, error), log);
   }
   const aborted = committed ? plan.abortedTransactions.map((t) => ({ producerId: t.producerId, firstOffset: t.firstOffset })) : null;
   const base = {

@@ -13,7 +13,7 @@ import { kafkaErrorCode } from '../../protocol/index.js';
 import type { ProducePartitionData, ProducePartitionResponse, ProduceRequest, ProduceResponse, ProduceTopicResponse } from '@seglog/protocol';
 import type { BrokerContext } from '../broker-context.js';
 import { LEADER_EPOCH } from '../broker-context.js';
-import { errorCodeOf, errorMessageOf } from '../errors.js';
+import { errorMessageOf, partitionErrorCodeOf } from '../errors.js';
 import type { PartitionLog } from '../topic-store.js';
 
 export async function handleProduce(ctx: BrokerContext, request: ProduceRequest): Promise<ProduceResponse> {
@@ -52,7 +52,7 @@ async function producePartition(ctx: BrokerContext, topic: string, data: Produce
       logStartOffset: result.logStartOffset, recordErrors: [], errorMessage: null,
     };
   } catch (error) {
-    return failed(data.index, errorCodeOf(error), errorMessageOf(error));
+    return failed(data.index, partitionErrorCodeOf(ctx.store, log, error), errorMessageOf(error));
   }
 }
 
