@@ -36,7 +36,7 @@ export type { SegmentRecovery, SegmentRange, RecoveryStop, TimestampLookup } fro
 export { Log, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './log/log.js';
 export type {
   LogOpenOptions, AppendResult, ReadOptions, LogState, LogMetrics, CorruptionPolicy, TxnMarkerOptions,
-  ActiveWriteMode, TailCacheOptionsForLog, PlacementMetrics, PlacementReasons, PlacementReason,
+  ActiveWriteMode, DirectFallback, TailCacheOptionsForLog, PlacementMetrics, PlacementReasons, PlacementReason,
 } from './log/log.js';
 export { TailCache, TailCacheBudget } from './cache/tail-cache.js';
 export type { TailCacheOptions, TailCacheBudgetOptions } from './cache/tail-cache.js';
