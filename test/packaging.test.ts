@@ -5,7 +5,9 @@
 // TypeScript program typechecked by tsc, both using the front door: append,
 // durable, read back, reopen, records intact. A second project installs
 // with --ignore-scripts (no native build: addon, zstd, fs-ext, mmap-io) and
-// checks every package still imports and the pure-JS paths work.
+// checks every package still imports, the pure-JS paths work, zstd and the
+// directory lock refuse with typed errors, and `npm rebuild fs-ext` (the
+// remedy the lock error names) makes openLog work.
 //
 // Our packages install from the local tarballs; third-party dependencies
 // (and typescript for the TypeScript program) come from the npm registry.
@@ -88,7 +90,17 @@ const { buildBatch, RecordBatch, Codec, compress } = await import('@seglog/recor
 const batch = new RecordBatch(buildBatch({ records: [{ value: 'x' }], compression: Codec.gzip }));
 let zstd = 'ok';
 try { compress(Codec.zstd, Buffer.from('abc')); } catch (error) { zstd = error.code; }
-console.log(JSON.stringify({ loaded: loaded.length, valid: batch.isValid(), zstd }));
+const { openLog } = await import('@seglog/log');
+const { mkdtempSync } = await import('node:fs');
+const { tmpdir } = await import('node:os');
+let lock = 'ok';
+try {
+  const log = await openLog(mkdtempSync(tmpdir() + '/seglog-bare-') + '/data');
+  await log.append([{ value: 'x' }]);
+  await log.durable();
+  await log.close();
+} catch (error) { lock = error.code; }
+console.log(JSON.stringify({ loaded: loaded.length, valid: batch.isValid(), zstd, lock }));
 `;
 
 function packAll(into: string): string[] {
@@ -134,7 +146,13 @@ describe('the packages installed outside the workspace', () => {
 
       run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', ...tarballs], bare);
       writeFileSync(path.join(bare, 'imports.mjs'), IMPORT_PROGRAM);
-      expect(JSON.parse(run('node', ['imports.mjs'], bare))).toEqual({ loaded: 10, valid: true, zstd: 'SEGLOG_ERR_RECORDS_UNSUPPORTED_CODEC' });
+      // Without fs-ext's build there is no flock: openLog refuses (typed) rather than fake the lock ...
+      expect(JSON.parse(run('node', ['imports.mjs'], bare))).toEqual({
+        loaded: 10, valid: true, zstd: 'SEGLOG_ERR_RECORDS_UNSUPPORTED_CODEC', lock: 'SEGLOG_ERR_IO_LOCK_UNAVAILABLE',
+      });
+      // ... and the remedy its message names works.
+      run('npm', ['rebuild', 'fs-ext'], bare);
+      expect(JSON.parse(run('node', ['imports.mjs'], bare))).toMatchObject({ loaded: 10, lock: 'ok' });
     } finally {
       for (const dir of [work, project, bare]) rmSync(dir, { recursive: true, force: true });
     }
