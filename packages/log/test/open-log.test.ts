@@ -228,6 +228,22 @@ describe('openLog direct mode on NodeIo', () => {
     await log.close();
   });
 
+  it('reads its own writes on NodeIo (writes complete on the threadpool, after append resolves)', async () => {
+    const dir = tempDir();
+    const log = await openLog(dir, { minFreeBytes: 0 });
+    for (let i = 0; i < 30; i++) {
+      await log.append([{ value: `value-${i}` }]);
+      // No written(): records() and read() wait for accepted records themselves.
+      expect(await collect(log.records({ from: i }))).toEqual(expected(i, i + 1));
+      await log.append([{ value: `value-x${i}` }]);
+      const plan = await log.read(log.logEndOffset - 1, 1 << 20);
+      expect(plan.nextOffset).toBe(log.logEndOffset);
+      await plan.release();
+      await log.log.truncateTo(log.logEndOffset - 1);
+    }
+    await log.close();
+  });
+
   it('probes the alignment itself and writes direct where the file system allows it', async () => {
     const dir = tempDir();
     const log = await openLog(dir, { config: { writeMode: 'direct' }, strictDirect: true, minFreeBytes: 0 }).catch((e: unknown) => e);
