@@ -1,3 +1,7 @@
+/**
+ * The public surface of the @seglog/log package.
+ * @module @seglog/log
+ */
 // @seglog/log: the storage engine. The front door for embedders is openLog()
 // (an EmbeddedLog: one unreplicated log in a directory); below it the
 // building blocks (file names, config, indexes, checkpoints, leader-epoch
