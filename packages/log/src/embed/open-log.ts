@@ -16,6 +16,7 @@
 // onDirectFallback and one log line. Later per-segment fallbacks (no staging
 // chunk free, no descriptor) are reported the same way in both settings.
 
+import path from 'node:path';
 import { SeglogError } from '@seglog/common';
 import { NodeIo } from '@seglog/io';
 import type { Io } from '@seglog/io';
@@ -81,7 +82,10 @@ async function chooseIo(dir: string, config: LogConfig, options: OpenLogOptions,
   // The probe writes a file in the directory: it must exist first.
   const probe = options.probeDirectAlignment ?? ((d: string) => NodeIo.probeDirectAlignment(d));
   const plain = new NodeIo();
-  if (!(await plain.exists(dir))) await plain.mkdir(dir, { recursive: true });
+  if (!(await plain.exists(dir))) {
+    await plain.mkdir(dir, { recursive: true });
+    await plain.fsyncDir(path.dirname(path.resolve(dir))); // as LogManager.open does for a directory it creates
+  }
   const alignment = await probe(dir);
   if (alignment !== null) return { io: new NodeIo({ directAlignment: Math.max(alignment, 512) }), config };
   if (options.strictDirect === true) throw directUnavailable(dir, null);

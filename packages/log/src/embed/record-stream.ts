@@ -89,14 +89,22 @@ export async function* readRecords(log: Log, waitForAppend: WaitForAppend, optio
   const aborts = new AbortFilter();
   let offset = options.from ?? log.logStartOffset;
   for (;;) {
+    // A following iteration ends quietly when the log closes under it.
+    if (follow && log.state === 'closed') return;
     const end = follow ? (committed ? log.lastStableOffset : log.logEndOffset) : endAtStart;
     if (offset >= end) {
       if (!follow) return;
       if (!(await waitForAppend(offset))) return;
       continue;
     }
-    if (offset >= log.writtenOffset) await log.written(offset);
-    const plan = await log.read(offset, maxBytes, readOptions);
+    let plan: FetchPlan;
+    try {
+      if (offset >= log.writtenOffset) await log.written(offset);
+      plan = await log.read(offset, maxBytes, readOptions);
+    } catch (error) {
+      if (follow && log.state === 'closed') return;
+      throw error;
+    }
     try {
       if (plan.isEmpty) {
         offset = nextSegmentBase(log, offset);
