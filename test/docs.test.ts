@@ -1,4 +1,4 @@
-// `pnpm docs` (TypeDoc, typedoc.json) builds the API reference from the doc
+// `pnpm run docs` (TypeDoc, typedoc.json; bare `pnpm docs` is a pnpm built-in) builds the API reference from the doc
 // comments with warnings treated as errors; here into a temporary folder,
 // and the front door must be in it.
 import { describe, expect, it } from 'vitest';
@@ -10,10 +10,12 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-describe('pnpm docs', () => {
+describe('pnpm run docs', () => {
   it('builds the API reference without warnings, openLog included', () => {
     const config = JSON.parse(readFileSync(path.join(root, 'typedoc.json'), 'utf8')) as Record<string, unknown>;
     expect(config['treatWarningsAsErrors']).toBe(true);
+    const scripts = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts['docs']).toBe('typedoc');
     expect(config['out']).toBe('docs/api');
     expect(readFileSync(path.join(root, '.gitignore'), 'utf8').split('\n')).toContain('docs/api/');
     const out = mkdtempSync(path.join(tmpdir(), 'seglog-docs-'));
