@@ -244,6 +244,31 @@ describe('openLog direct mode on NodeIo', () => {
     await log.close();
   });
 
+  it("runs the issue's newcomer program: 1M records appended, durable, read back, reopened", async () => {
+    const dir = tempDir();
+    const log = await openLog(dir, { minFreeBytes: 0 });
+    const total = 1_000_000;
+    for (let i = 0; i < total; i += 1000) {
+      await log.append(Array.from({ length: 1000 }, (_, k) => ({ value: `value-${i + k}` })));
+    }
+    await log.durable();
+    expect(log.durableOffset).toBe(total);
+    let count = 0;
+    let intact = true;
+    for await (const record of log.records()) {
+      if (record.value?.toString('utf8') !== `value-${record.offset}` || record.offset !== count) intact = false;
+      count++;
+    }
+    expect([count, intact]).toEqual([total, true]);
+    await log.close();
+    const again = await openLog(dir, { minFreeBytes: 0 });
+    expect(again.hadCleanShutdown).toBe(true);
+    let reopened = 0;
+    for await (const record of again.records({ from: total - 10 })) reopened += record.offset >= total - 10 ? 1 : 0;
+    expect(reopened).toBe(10);
+    await again.close();
+  });
+
   it('probes the alignment itself and writes direct where the file system allows it', async () => {
     const dir = tempDir();
     const log = await openLog(dir, { config: { writeMode: 'direct' }, strictDirect: true, minFreeBytes: 0 }).catch((e: unknown) => e);
