@@ -1,9 +1,11 @@
-// The README's quick start is exactly two commands, and .ci/run runs the test one.
+// The README's quick start is exactly two commands, and .ci/run runs the test
+// one; its embedding example runs as written (so it cannot rot).
 import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -39,5 +41,36 @@ describe('the repository stands on its own', () => {
       }
     });
     expect(offenders).toEqual([]);
+  });
+});
+
+describe('README "Embed seglog in 20 lines"', () => {
+  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+  const block = /## Embed seglog in 20 lines\s+```js\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+
+  it('is the first section and at most 20 lines', () => {
+    expect(/^# seglog\s+## Embed seglog in 20 lines/.test(readme)).toBe(true);
+    expect(block.split('\n').filter((l) => l.trim() !== '').length).toBeLessThanOrEqual(20);
+    expect(block).toContain("from '@seglog/log'");
+  });
+
+  it('runs as written: appends, makes durable, reads every record back', () => {
+    // The program is written into test/ so '@seglog/log' resolves as a workspace
+    // dependency (source condition, no build); it runs in a fresh directory.
+    const program = path.join(root, 'test', `.readme-embed-${process.pid}.mjs`);
+    const cwd = mkdtempSync(path.join(tmpdir(), 'seglog-readme-'));
+    writeFileSync(program, block);
+    const tsx = pathToFileURL(path.join(root, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs')).href;
+    try {
+      const out = execFileSync(process.execPath, ['--conditions=source', '--import', tsx, program], { cwd, encoding: 'utf8' });
+      expect(out).toContain('durable below offset 1000 - the next append gets 1000');
+      expect(out).toContain('read back 1000 records');
+      // Run again: the log reopens cleanly and keeps growing.
+      const again = execFileSync(process.execPath, ['--conditions=source', '--import', tsx, program], { cwd, encoding: 'utf8' });
+      expect(again).toContain('read back 2000 records');
+    } finally {
+      rmSync(program, { force: true });
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 });

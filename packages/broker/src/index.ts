@@ -1,3 +1,7 @@
+/**
+ * The public surface of the @seglog/broker package.
+ * @module @seglog/broker
+ */
 // @seglog/broker: the reference single-node Kafka-protocol broker (Broker,
 // main.ts) and its ApiVersions bodies (./protocol, which also re-exports the
 // Kafka error codes and supported-API table of @seglog/protocol, where the

@@ -1,1 +1,5 @@
+/**
+ * The public surface of the @seglog/cli package.
+ * @module @seglog/cli
+ */
 export {};

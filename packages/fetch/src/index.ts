@@ -1,3 +1,7 @@
+/**
+ * The public surface of the @seglog/fetch package.
+ * @module @seglog/fetch
+ */
 // @seglog/fetch: turns a read result (a FetchPlan from @seglog/log) into
 // bytes on a socket or fd: one coalesced write for small responses, corked
 // writev of zero-copy slices above that, native sendfile for large file

@@ -1,3 +1,7 @@
+/**
+ * The public surface of the @seglog/io package.
+ * @module @seglog/io
+ */
 // @seglog/io: the one I/O seam (Io, NodeIo, SimIo), aligned buffers for
 // O_DIRECT (AlignedArena) and the blocking pool. Knows nothing of records or
 // segments.

@@ -38,6 +38,7 @@ export const IoErrorCode = {
   poolFull: 'SEGLOG_ERR_IO_POOL_FULL',
   poolClosed: 'SEGLOG_ERR_IO_POOL_CLOSED',
   locked: 'SEGLOG_ERR_IO_LOCKED',
+  lockUnavailable: 'SEGLOG_ERR_IO_LOCK_UNAVAILABLE',
 } as const;
 export type IoErrorCode = (typeof IoErrorCode)[keyof typeof IoErrorCode];
 

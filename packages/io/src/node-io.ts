@@ -100,7 +100,11 @@ function loadFlock(p: string): Flock {
     flockFn = (createRequire(import.meta.url)('fs-ext') as { flock: Flock }).flock;
     return flockFn;
   } catch (cause) {
-    throw new IoError(IoErrorCode.unknown, `lock ${p}: fs-ext (flock) is not available`, { errno: null, syscall: 'flock', path: p, cause });
+    // No pure-JS flock exists, and a lock that only pretends would let two
+    // processes write one log: refuse, and say how to get the real one.
+    throw new IoError(IoErrorCode.lockUnavailable,
+      `lock ${p}: fs-ext (flock) is not built (its install script was skipped, e.g. npm --ignore-scripts, or failed); run \`npm rebuild fs-ext\``,
+      { errno: null, syscall: 'flock', path: p, cause });
   }
 }
 

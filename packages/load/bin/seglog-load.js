@@ -8,11 +8,18 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const useDist = process.env.SEGLOG_LOAD_DIST === '1';
+// Installed from the registry (no tsx beside it), the compiled dist/ is what there is.
+let tsx = null;
+try {
+  tsx = import.meta.resolve('tsx');
+} catch {
+  tsx = null;
+}
+const useDist = process.env.SEGLOG_LOAD_DIST === '1' || tsx === null;
 const args = useDist
   ? [fileURLToPath(new URL('../dist/main.js', import.meta.url)), ...process.argv.slice(2)]
   // tsx resolved from here, so the launcher works from any working directory.
-  : ['--conditions=source', '--import', import.meta.resolve('tsx'), fileURLToPath(new URL('../src/main.ts', import.meta.url)), ...process.argv.slice(2)];
+  : ['--conditions=source', '--import', tsx, fileURLToPath(new URL('../src/main.ts', import.meta.url)), ...process.argv.slice(2)];
 const child = spawn(process.execPath, args, { stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => {

@@ -1,3 +1,7 @@
+/**
+ * The public surface of the @seglog/load package.
+ * @module @seglog/load
+ */
 // @seglog/load: the load/diagnostic client (`seglog-load`, `pnpm load`):
 // idempotent producers over our own connection, a consumer that reads every
 // partition back, and the integrity checker that proves every acknowledged

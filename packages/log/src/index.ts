@@ -1,5 +1,11 @@
-// @seglog/log: the storage engine. So far: the building blocks (file names,
-// config, indexes, checkpoints, leader-epoch cache), Segment, Log and FetchPlan.
+/**
+ * The public surface of the @seglog/log package.
+ * @module @seglog/log
+ */
+// @seglog/log: the storage engine. The front door for embedders is openLog()
+// (an EmbeddedLog: one unreplicated log in a directory); below it the
+// building blocks (file names, config, indexes, checkpoints, leader-epoch
+// cache), Segment, Log, LogManager and FetchPlan, which brokers use.
 
 export { FileNames, SegmentFileSuffix, TransientSuffix, TOPIC_NAME_MAX_LENGTH } from './file-names.js';
 export type {
@@ -36,7 +42,7 @@ export type { SegmentRecovery, SegmentRange, RecoveryStop, TimestampLookup } fro
 export { Log, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './log/log.js';
 export type {
   LogOpenOptions, AppendResult, ReadOptions, LogState, LogMetrics, CorruptionPolicy, TxnMarkerOptions,
-  ActiveWriteMode, TailCacheOptionsForLog, PlacementMetrics, PlacementReasons, PlacementReason,
+  ActiveWriteMode, DirectFallback, TailCacheOptionsForLog, PlacementMetrics, PlacementReasons, PlacementReason,
 } from './log/log.js';
 export { TailCache, TailCacheBudget } from './cache/tail-cache.js';
 export type { TailCacheOptions, TailCacheBudgetOptions } from './cache/tail-cache.js';
@@ -53,3 +59,9 @@ export type { ProducerSnapshotEntry } from './producer/producer-snapshot.js';
 export { LogManager, CLEAN_SHUTDOWN_VERSION, describeOffline } from './log-manager.js';
 export type { LogManagerOptions, LogManagerState, OfflineNotice, RefusalNotice, SkippedEntry } from './log-manager.js';
 export type { DiskGuard, DiskGuardOptions } from './internal/disk-guard.js';
+export { openLog, EMBEDDED_TOPIC } from './embed/open-log.js';
+export type { OpenLogOptions, EmbeddedDirectFallback } from './embed/open-log.js';
+export { EmbeddedLog } from './embed/embedded-log.js';
+export type { AppendOptions } from './embed/embedded-log.js';
+export { readRecords } from './embed/record-stream.js';
+export type { RecordsOptions, WaitForAppend } from './embed/record-stream.js';

@@ -59,7 +59,7 @@ import { addPlacement, newPlacementMetrics } from './log/placement.js';
 import type { PlacementMetrics } from './log/placement.js';
 import { TailCacheBudget } from './cache/tail-cache.js';
 import { Log } from './log/log.js';
-import type { CorruptionPolicy } from './log/log.js';
+import type { CorruptionPolicy, DirectFallback } from './log/log.js';
 import type { LogConfig } from './log-config.js';
 import { DirCheckpointer } from './log-dir/dir-checkpointer.js';
 import { readStartState, writeCleanShutdownMarker } from './log-dir/dir-start.js';
@@ -110,6 +110,8 @@ export interface LogManagerOptions {
   readonly onRefusal?: (notice: RefusalNotice) => void;
   /** Minimum time between two refusal notices. Default 10000. */
   readonly refusalNoticeIntervalMs?: number;
+  /** Told (synchronously) of each direct-mode segment written buffered instead, with its `<topic>-<partition>`. Default: nothing. */
+  readonly onDirectFallback?: (partition: string, fallback: DirectFallback) => void;
 }
 
 export type { RefusalNotice } from './log-dir/refusal-notifier.js';
@@ -195,6 +197,7 @@ export class LogManager {
   private readonly appendGuard: (bytes: number) => void;
   private readonly onOfflineNotice: ((notice: OfflineNotice) => void) | null;
   private readonly refusals: RefusalNotifier;
+  private readonly onDirectFallback: ((partition: string, fallback: DirectFallback) => void) | null;
   /** The pool every log's blocking work runs on. */
   readonly pool: BlockingPool;
   /** The tail-cache budget across logs (LRU between logs). */
@@ -225,6 +228,7 @@ export class LogManager {
     this.closing = null;
     this.appendGuard = (bytes) => this.checkAppend(bytes);
     this.onOfflineNotice = options.onOffline ?? null;
+    this.onDirectFallback = options.onDirectFallback ?? null;
     this.refusals = new RefusalNotifier(dir, options.onRefusal ?? null, {
       intervalMs: options.refusalNoticeIntervalMs ?? DEFAULT_REFUSAL_NOTICE_INTERVAL_MS,
       now: this.now,
@@ -512,6 +516,7 @@ export class LogManager {
       beforeAppend: this.appendGuard,
       onOffline: (cause) => this.markOffline(cause, `${positions.topic}-${positions.partition}`),
       onRefusal: (refusal) => this.refusals.note(refusal, `${positions.topic}-${positions.partition}`),
+      onDirectFallback: (fallback: DirectFallback) => this.onDirectFallback?.(`${positions.topic}-${positions.partition}`, fallback),
       pool: this.pool,
       ...(arena === null ? {} : { arena }),
       tailCache: {

@@ -1,3 +1,7 @@
+/**
+ * The public surface of the @seglog/native package.
+ * @module @seglog/native
+ */
 // @seglog/native: the optional addon (csrc/), loaded once when this module is
 // evaluated. It is never required for correctness: when it is missing, fails
 // its known-answer self-test, or SEGLOG_NATIVE=0, `capabilities.loaded` is

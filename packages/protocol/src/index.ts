@@ -1,3 +1,7 @@
+/**
+ * The public surface of the @seglog/protocol package.
+ * @module @seglog/protocol
+ */
 // @seglog/protocol: the Kafka wire protocol as data. Primitives (ProtocolReader,
 // ProtocolWriter, typed errors), one declarative description per message, one
 // generic codec that compiles a description per version, the checker that

@@ -2,6 +2,11 @@
 // resolves timestamp and offset deltas, computes maxTimestamp, exact sizes,
 // compression and the CRC. The result is a fresh Buffer holding exactly one
 // batch. See internal/write-batch.ts for the encoding.
+//
+// Timestamps: a batch whose first record has no absolute timestamp (and no
+// baseTimestamp given) is stamped with the clock (`now`, default Date.now),
+// as a producer stamps CreateTime: every record without a timestamp gets
+// baseTimestamp + its timestampDelta (0).
 import { assert } from '@seglog/common';
 import type { CodecId } from './compression.js';
 import * as L from './internal/layout.js';
@@ -20,7 +25,7 @@ export interface RecordInput {
   /** null (or omitted) for a null value (tombstone). */
   readonly value?: Bytes | null;
   readonly headers?: readonly RecordHeaderInput[];
-  /** Absolute timestamp in ms. Give this or timestampDelta; neither means delta 0. */
+  /** Absolute timestamp in ms. Give this or timestampDelta; neither means delta 0 (the batch's baseTimestamp, by default now). */
   readonly timestamp?: number;
   /** Timestamp relative to the batch baseTimestamp (may be negative). */
   readonly timestampDelta?: number;
@@ -37,8 +42,10 @@ export interface BuildBatchOptions {
   /** Default Codec.none. */
   readonly compression?: CodecId;
   readonly compressionLevel?: number;
-  /** Default: the first record's absolute timestamp; -1 for an empty batch. */
+  /** Default: the first record's absolute timestamp, else now() (a producer's CreateTime); -1 for an empty batch. */
   readonly baseTimestamp?: number;
+  /** The clock that stamps a batch whose first record has no timestamp. Default Date.now. */
+  readonly now?: () => number;
   /** Default: the largest record timestamp (-1 if none). Required for LogAppendTime (the append time). */
   readonly maxTimestamp?: number;
   /** Default 'CreateTime'. */
@@ -101,6 +108,8 @@ function resolveBaseTimestamp(options: BuildBatchOptions): number {
   if (options.baseTimestamp !== undefined) return options.baseTimestamp;
   const first = options.records[0];
   if (first === undefined) return L.NO_TIMESTAMP;
-  assert(first.timestamp !== undefined, 'baseTimestamp is required when the first record has no absolute timestamp');
-  return first.timestamp;
+  if (first.timestamp !== undefined) return first.timestamp;
+  const stamped = (options.now ?? Date.now)();
+  assert(Number.isSafeInteger(stamped) && stamped >= 0, 'buildBatch: now() must return a non-negative safe integer (ms)');
+  return stamped;
 }

@@ -1,3 +1,7 @@
+/**
+ * The public surface of the @seglog/records package.
+ * @module @seglog/records
+ */
 // @seglog/records: Kafka record batch v2 — views, validation, iteration,
 // builders, CRC-32C and codecs. See README.md for the API and error codes.
 export * from './compression.js';

@@ -24,6 +24,19 @@ export function offsetOutOfRange(dir: string, offset: number, logStartOffset: nu
   });
 }
 
+/**
+ * written()/durable() of an offset the log has not accepted (offset >=
+ * logEndOffset): such a waiter would wait for a record nobody appended, so
+ * it is refused at once. Pass an append's `lastOffset`, or logEndOffset − 1
+ * for "everything accepted so far".
+ */
+export function offsetNotAppended(dir: string, offset: number, logEndOffset: number, what: string): SeglogError {
+  return new SeglogError('SEGLOG_ERR_LOG_OFFSET_NOT_APPENDED',
+    `${what}(${offset}): offset ${offset} has not been appended (log end offset ${logEndOffset}, log ${dir}); pass an append's lastOffset, or logEndOffset - 1 for everything accepted so far`, {
+      context: { dir, offset, logEndOffset },
+    });
+}
+
 /** Kafka's RecordBatchTooLargeException: one append larger than segment.bytes. */
 export function recordListTooLarge(dir: string, sizeInBytes: number, segmentBytes: number): SeglogError {
   return new SeglogError('SEGLOG_ERR_LOG_RECORD_LIST_TOO_LARGE', `append of ${sizeInBytes} bytes exceeds segment.bytes ${segmentBytes} (log ${dir})`, {

@@ -25,7 +25,7 @@ export interface FailStopDeps {
 }
 
 export class FailStop {
-  private readonly dir: string;
+  readonly dir: string;
   private readonly positions: LogPositions;
   private readonly writtenWaiters: OffsetWaiters;
   private readonly durableWaiters: OffsetWaiters;

@@ -5,11 +5,15 @@
 // (durableOffset > O for durable()). Offline, only offsets durable before
 // the failure still resolve (a batch written but not durable may be one the
 // failure lost; nothing is acknowledged past a failure); every other call is
-// refused with the failure. durable() starts a flush round if none runs
+// refused with the failure. An offset not yet appended (>= logEndOffset)
+// is refused with SEGLOG_ERR_LOG_OFFSET_NOT_APPENDED (after the offline
+// check: offline wins), never left waiting for a record nobody may append.
+// durable() starts a flush round if none runs
 // (group commit). Hot path: an offset already covered returns one shared
 // resolved promise; otherwise one waiter promise, no closure.
 
 import { assert } from '@seglog/common';
+import { offsetNotAppended } from '../internal/log-errors.js';
 import type { FailStop } from './fail-stop.js';
 import type { LogFlusher } from './log-flusher.js';
 import type { LogPositions } from './log-positions.js';
@@ -52,18 +56,28 @@ export class LogAcks {
     const refused = this.failStop.refusal();
     if (refused !== null) return Promise.reject(refused);
     if (offset < this.positions.written) return RESOLVED;
+    if (offset >= this.positions.logEnd) return Promise.reject(this.notAppended(offset, 'written'));
     return this.writtenWaiters.add(offset);
   }
 
-  /** Resolves once the record at `offset` is durable (durableOffset > offset); starts a flush if none runs. */
+  /**
+   * Resolves once the record at `offset` is durable (durableOffset >
+   * offset); starts a flush if none runs. offset >= logEndOffset rejects
+   * with SEGLOG_ERR_LOG_OFFSET_NOT_APPENDED.
+   */
   durable(offset: number): Promise<void> {
     assert(Number.isSafeInteger(offset), 'Log.durable: offset must be a safe integer');
     if (offset < this.positions.durable) return RESOLVED;
     const refused = this.failStop.refusal();
     if (refused !== null) return Promise.reject(refused);
+    if (offset >= this.positions.logEnd) return Promise.reject(this.notAppended(offset, 'durable'));
     const promise = this.durableWaiters.add(offset);
     this.flusher.maybeStart();
     return promise;
+  }
+
+  private notAppended(offset: number, what: string): Error {
+    return offsetNotAppended(this.failStop.dir, offset, this.positions.logEnd, what);
   }
 
   /**

@@ -9,7 +9,8 @@
 // alone is larger (Kafka's rule); inline views stay valid after truncation,
 // roll and eviction; a file part keeps its handle until the plan is
 // released. Each read counts one placement (caller or pool, with the first
-// reason that sent it to the pool).
+// reason that sent it to the pool). tryRead() counts only what it serves: a
+// null answer counts nothing, so tryRead() then read() counts once.
 //
 // Hot path: a tail-cache hit allocates the plan, its parts and the views
 // array, nothing per record.
@@ -110,7 +111,7 @@ export class LogReader {
   read(offset: number, maxBytes: number, options: ReadOptions = {}): Promise<FetchPlan> {
     try {
       const bound = this.readBound(offset, maxBytes, options);
-      const plan = this.readOnCaller(offset, maxBytes, bound, options);
+      const plan = this.readOnCaller(offset, maxBytes, bound, options, true);
       if (plan !== null) return Promise.resolve(plan);
       return runOnPool(this.where, () => this.readFromFile(offset, maxBytes, bound, options), Priority.read);
     } catch (error) {
@@ -118,10 +119,14 @@ export class LogReader {
     }
   }
 
-  /** The synchronous form of read: the plan when the caller can serve it, else null (read() goes to the pool). Throws read()'s errors. */
+  /**
+   * The synchronous form of read: the plan when the caller can serve it,
+   * else null (read() goes to the pool). Throws read()'s errors. A null
+   * answer is not counted in placement: the read() that follows counts it.
+   */
   tryRead(offset: number, maxBytes: number, options: ReadOptions = {}): FetchPlan | null {
     const bound = this.readBound(offset, maxBytes, options);
-    return this.readOnCaller(offset, maxBytes, bound, options);
+    return this.readOnCaller(offset, maxBytes, bound, options, false);
   }
 
   /** Checks a read and returns the offset bound of its batches. */
@@ -137,8 +142,8 @@ export class LogReader {
     return bound;
   }
 
-  /** A read served from the tail cache (or an empty one), counted; null (counted with its reason) when it must go to the pool. */
-  private readOnCaller(offset: number, maxBytes: number, bound: number, options: ReadOptions): FetchPlan | null {
+  /** A read served from the tail cache (or an empty one), counted; null (counted with its reason if countMiss) when it must go to the pool. */
+  private readOnCaller(offset: number, maxBytes: number, bound: number, options: ReadOptions, countMiss: boolean): FetchPlan | null {
     const counts = this.where.placement;
     if (offset >= bound) {
       counts.read.caller++;
@@ -155,8 +160,10 @@ export class LogReader {
       if (range === 'miss') reason = 'uncached';
     }
     if (reason !== null || range === 'miss') {
-      counts.read.pool++;
-      counts.reasons[reason ?? 'uncached']++;
+      if (countMiss) {
+        counts.read.pool++;
+        counts.reasons[reason ?? 'uncached']++;
+      }
       return null;
     }
     counts.read.caller++;

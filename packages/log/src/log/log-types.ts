@@ -18,6 +18,16 @@ export interface TailCacheOptionsForLog {
   readonly budget?: TailCacheBudget;
 }
 
+/** Why a direct-mode segment is written buffered (LogOpenOptions.onDirectFallback). */
+export interface DirectFallback {
+  /** Base offset of the segment written buffered. */
+  readonly segmentBaseOffset: number;
+  /** 'unsupported': the file system refused O_DIRECT; 'descriptors': no descriptor for the second handle; 'staging': no aligned staging chunk free. */
+  readonly reason: 'unsupported' | 'descriptors' | 'staging';
+  /** The typed error behind it (SEGLOG_ERR_IO_DIRECT_UNSUPPORTED, SEGLOG_ERR_IO_TOO_MANY_FILES, SEGLOG_ERR_LOG_STAGING_EXHAUSTED). */
+  readonly cause: unknown;
+}
+
 export interface LogOpenOptions {
   readonly topic: string;
   readonly partition: number;
@@ -56,6 +66,12 @@ export interface LogOpenOptions {
    * at risk); the log stays open. LogManager reports them, rate-limited.
    */
   readonly onRefusal?: (refusal: unknown) => void;
+  /**
+   * Called (synchronously) each time a segment of a direct-mode log falls
+   * back to buffered writes (also counted in metrics.directFallbacks).
+   * Default: nothing. A throwing hook is ignored.
+   */
+  readonly onDirectFallback?: (fallback: DirectFallback) => void;
   /** Pool for blocking work (LogManager shares one). Default: a private pool (4 running, 4096 queued), closed with the log. */
   readonly pool?: BlockingPool;
   /** Staging memory of direct-mode writers (LogManager shares one). Default: a private 8 × 1 MiB arena made for the first direct segment. */

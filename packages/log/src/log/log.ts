@@ -73,7 +73,7 @@ import { LogAcks } from './log-acks.js';
 import { LogCloser } from './log-closer.js';
 import { WriteQueue } from './write-queue.js';
 import { OffsetWaiters } from './offset-waiters.js';
-import { newPlacementMetrics } from './placement.js';
+import { newPlacementMetrics, snapshotPlacement } from './placement.js';
 import type { PlacementMetrics } from './placement.js';
 import { DEFAULT_WRITER_LIMITS } from '../segment/segment-writer.js';
 import type { LeaderEpochCache } from '../checkpoint/leader-epoch-cache.js';
@@ -88,11 +88,18 @@ import { TailCache } from '../cache/tail-cache.js';
 
 export type { CorruptionPolicy } from '../recovery/log-loader.js';
 export { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './log-types.js';
-export type { ActiveWriteMode, AppendResult, LogMetrics, LogOpenOptions, LogState, ReadOptions, TailCacheOptionsForLog } from './log-types.js';
+export type { ActiveWriteMode, AppendResult, DirectFallback, LogMetrics, LogOpenOptions, LogState, ReadOptions, TailCacheOptionsForLog } from './log-types.js';
 export type { TxnMarkerOptions } from './append-accounting.js';
 export type { PlacementMetrics, PlacementReasons, PlacementReason } from './placement.js';
 
 const noop = (): void => undefined;
+/**
+ * The leader epoch of an unreplicated append (Kafka's
+ * NO_PARTITION_LEADER_EPOCH, -1): stamped into the batch, never assigned in
+ * the leader-epoch cache, so it never writes (or fsyncs) the checkpoint.
+ * One shared object: the default costs no allocation per append.
+ */
+const UNREPLICATED: { readonly leaderEpoch: number } = Object.freeze({ leaderEpoch: -1 });
 const MiB = 1024 * 1024;
 const DEFAULT_TAIL_CACHE_BYTES = 8 * MiB;
 const DEFAULT_RESERVATION_STEP_BYTES = 16 * MiB;
@@ -108,7 +115,7 @@ export class Log {
   readonly epochCache: LeaderEpochCache;
   /** Idempotent/transactional producer state (the log drives it; read it, do not mutate it). */
   readonly producerState: ProducerStateManager;
-  /** Where appends and reads ran, and why (one shape, updated in place). */
+  /** Where appends and reads ran, and why: the live counters (one shape, updated in place); placementSnapshot() copies them. */
   readonly placement: PlacementMetrics;
   /** The newest bytes of the active segment (read it for metrics; the log drives it). */
   readonly tailCache: TailCache;
@@ -178,6 +185,7 @@ export class Log {
       flusher: this.flusher, metrics: this.metrics, arena: options.arena ?? null,
       writerLimits: options.writerLimits ?? DEFAULT_WRITER_LIMITS,
       reservationStepBytes: options.reservationStepBytes ?? DEFAULT_RESERVATION_STEP_BYTES, onFailure: this.failStop.onFailure,
+      onDirectFallback: options.onDirectFallback ?? null,
     }, this.active);
     this.local = new LocalLog({
       io, dir, config, segments: this.segments, writeQueue: this.writeQueue, tailCache: this.tailCache, flusher: this.flusher,
@@ -238,6 +246,11 @@ export class Log {
       throw error;
     }
     return log;
+  }
+
+  /** A plain, deeply frozen copy of `placement` (compare phases with two snapshots). */
+  placementSnapshot(): PlacementMetrics {
+    return snapshotPlacement(this.placement);
   }
 
   /** How the active segment is written now ('direct' may fall back to 'buffered' per segment). */
@@ -332,10 +345,13 @@ export class Log {
    * more. A rejected batch changes nothing. Placed on the caller (the
    * returned promise is already resolved, nothing was awaited) when the
    * rules allow, else on the pool; a full queue rejects with the retriable
-   * SEGLOG_ERR_LOG_QUEUE_FULL.
+   * SEGLOG_ERR_LOG_QUEUE_FULL. `leaderEpoch` is the replication epoch
+   * (Kafka's partition leader epoch); omit it for a log that is not
+   * replicated: -1 is stamped and the leader-epoch checkpoint is never
+   * written, so no append pays a checkpoint fsync for it.
    */
-  appendAsLeader(buffer: Buffer, options: { readonly leaderEpoch: number }): Promise<AppendResult> {
-    return this.appender.appendAsLeader(buffer, options);
+  appendAsLeader(buffer: Buffer, options: { readonly leaderEpoch?: number } = UNREPLICATED): Promise<AppendResult> {
+    return this.appender.appendAsLeader(buffer, options.leaderEpoch === undefined ? UNREPLICATED : options as { readonly leaderEpoch: number });
   }
 
   /**
@@ -343,8 +359,8 @@ export class Log {
    * on the caller; null when it must go to the pool (nothing changed: call
    * appendAsLeader, which validates again). Invalid batches throw.
    */
-  tryAppendAsLeader(buffer: Buffer, options: { readonly leaderEpoch: number }): AppendResult | null {
-    return this.appender.tryAppendAsLeader(buffer, options);
+  tryAppendAsLeader(buffer: Buffer, options: { readonly leaderEpoch?: number } = UNREPLICATED): AppendResult | null {
+    return this.appender.tryAppendAsLeader(buffer, options.leaderEpoch === undefined ? UNREPLICATED : options as { readonly leaderEpoch: number });
   }
 
   /**

@@ -63,6 +63,18 @@ export function addPlacement(into: PlacementMetrics, from: PlacementMetrics): vo
   for (const key of Object.keys(into.reasons) as PlacementReason[]) into.reasons[key] += from.reasons[key];
 }
 
+/**
+ * A plain, deeply frozen copy of `from`: compare two phases by taking one
+ * snapshot before and one after (the live counters change in place).
+ */
+export function snapshotPlacement(from: PlacementMetrics): PlacementMetrics {
+  return Object.freeze({
+    append: Object.freeze({ ...from.append }),
+    read: Object.freeze({ ...from.read }),
+    reasons: Object.freeze({ ...from.reasons }),
+  });
+}
+
 /** What runOnPool needs: the pool and the counters of one log. */
 export interface PoolPlacement {
   readonly pool: BlockingPool;

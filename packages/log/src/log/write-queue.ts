@@ -28,7 +28,7 @@
 import { AlignedArena } from '@seglog/io';
 import type { Io, IoFile } from '@seglog/io';
 import type { LogConfig } from '../log-config.js';
-import type { ActiveWriteMode, LogMetrics } from './log-types.js';
+import type { ActiveWriteMode, DirectFallback, LogMetrics } from './log-types.js';
 import { Segment } from '../segment/segment.js';
 import type { TailCache } from '../cache/tail-cache.js';
 import { DirectSegmentWriter } from '../segment/direct-segment-writer.js';
@@ -60,6 +60,8 @@ export interface WriteQueueDeps {
   readonly reservationStepBytes: number;
   /** Fail-stop: the log goes offline. */
   readonly onFailure: (error: unknown) => void;
+  /** Told of each segment that falls back from direct to buffered; null: nobody. */
+  readonly onDirectFallback?: ((fallback: DirectFallback) => void) | null;
 }
 
 export class WriteQueue {
@@ -74,6 +76,7 @@ export class WriteQueue {
   private readonly writerLimits: BufferedWriterLimits;
   private readonly reservationStepBytes: number;
   private readonly onFailure: (error: unknown) => void;
+  private readonly onDirectFallback: ((fallback: DirectFallback) => void) | null;
   private arena: AlignedArena | null;
   private segment: Segment;
   private writer: SegmentWriter;
@@ -100,6 +103,7 @@ export class WriteQueue {
     this.writerLimits = deps.writerLimits;
     this.reservationStepBytes = deps.reservationStepBytes;
     this.onFailure = deps.onFailure;
+    this.onDirectFallback = deps.onDirectFallback ?? null;
     this.arena = deps.arena;
     this.segment = segment;
     this.writerWrites = 0;
@@ -270,7 +274,7 @@ export class WriteQueue {
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (code !== 'SEGLOG_ERR_IO_DIRECT_UNSUPPORTED' && code !== 'SEGLOG_ERR_IO_TOO_MANY_FILES') throw error;
-      this.metrics.directFallbacks++;
+      this.fellBack(segment, code === 'SEGLOG_ERR_IO_DIRECT_UNSUPPORTED' ? 'unsupported' : 'descriptors', error);
       return null;
     }
     this.arena ??= new AlignedArena({ chunkBytes: MiB, chunkCount: 8 });
@@ -284,8 +288,20 @@ export class WriteQueue {
     } catch (error) {
       await file.close().catch(noop);
       if ((error as { code?: unknown }).code !== 'SEGLOG_ERR_LOG_STAGING_EXHAUSTED') throw error;
-      this.metrics.directFallbacks++;
+      this.fellBack(segment, 'staging', error);
       return null;
+    }
+  }
+
+  /** Counts a direct-to-buffered fallback and tells the hook (which may not throw into the roll). */
+  private fellBack(segment: Segment, reason: DirectFallback['reason'], cause: unknown): void {
+    this.metrics.directFallbacks++;
+    const hook = this.onDirectFallback;
+    if (hook === null) return;
+    try {
+      hook({ segmentBaseOffset: segment.baseOffset, reason, cause });
+    } catch {
+      // A reporting hook never changes what the roll does.
     }
   }
 

@@ -30,6 +30,13 @@ export function invalidIndexOffset(path: string, offset: number, lastOffset: num
   );
 }
 
+/** A mutation (append, truncation, resize, deletion) of an index opened read-only (tools). */
+export function indexReadOnly(path: string, operation: string): SeglogError {
+  return new SeglogError('SEGLOG_ERR_INDEX_READ_ONLY', `index ${path} was opened read-only: ${operation} is not allowed`, {
+    context: { path, operation },
+  });
+}
+
 /** Appending to a full index (the segment must roll first). */
 export function indexFull(path: string, entries: number, maxEntries: number): SeglogError {
   return new SeglogError('SEGLOG_ERR_INDEX_FULL', `index ${path} is full (${entries} of ${maxEntries} entries)`, {

@@ -32,6 +32,7 @@
 import { assert, SeglogError } from '@seglog/common';
 import type { Io, IoFile } from '@seglog/io';
 import { seams } from '../internal/test-seams.js';
+import { indexReadOnly } from './index-errors.js';
 
 export type IndexFileSizing = 'preallocated' | 'exact';
 
@@ -157,9 +158,9 @@ export class IndexFile {
     return this.failure;
   }
 
-  /** Throws the kept failure, if any (fail-stop), or if the file is closed. */
+  /** Throws SEGLOG_ERR_INDEX_READ_ONLY if opened read-only, the kept failure, if any (fail-stop), or if the file is closed. */
   checkWritable(): void {
-    assert(!this.readOnly, 'IndexFile: mutation of a read-only index');
+    if (this.readOnly) throw indexReadOnly(this.pathValue, 'a mutation');
     assert(!this.closed, 'IndexFile: mutation after close');
     if (this.failure !== undefined) throw this.failure;
   }
@@ -275,7 +276,7 @@ export class IndexFile {
 
   /** Closes without writing back and deletes the file if it exists. */
   delete(): Promise<void> {
-    assert(!this.readOnly, 'IndexFile.delete: read-only index');
+    if (this.readOnly) return Promise.reject(indexReadOnly(this.pathValue, 'delete'));
     this.closed = true;
     return this.enqueue(async () => {
       const file = this.file;

@@ -24,21 +24,20 @@
 // Multiple frames and skippable frames are accepted (the stream decoder
 // handles both); anything else, truncation included, is corruption.
 
-import { createRequire } from 'node:module';
 import { assert } from '@seglog/common';
 import type * as ZstdBinding from 'zstd-napi/binding.js';
+import { zstd, zstdAvailable } from './zstd-binding.js';
 import { corruptCompressionError, decompressionLimitError } from './codec-errors.js';
 import { GrowableOutput, ScratchBuffer, copyOut } from './output-buffer.js';
 
-// The binding is CommonJS whose exports are not statically analysable, so it
-// is loaded with require. Its enum values must be read at run time: the
-// .d.ts numbering differs from the native one (ResetDirective.sessionOnly is
-// 1, DParameter.windowLogMax is 100).
-const zstd = createRequire(import.meta.url)('zstd-napi/binding.js') as typeof ZstdBinding;
+// The binding (zstd-binding.ts) is loaded with require; its enum values are
+// read at run time: the .d.ts numbering differs from the native one
+// (ResetDirective.sessionOnly is 1, DParameter.windowLogMax is 100). Without
+// the binding the levels are zstd's documented bounds.
 
 export const ZSTD_LEVEL_DEFAULT = 3;
-export const ZSTD_LEVEL_MIN: number = zstd.minCLevel();
-export const ZSTD_LEVEL_MAX: number = zstd.maxCLevel();
+export const ZSTD_LEVEL_MIN: number = zstdAvailable ? zstd.minCLevel() : -(1 << 17);
+export const ZSTD_LEVEL_MAX: number = zstdAvailable ? zstd.maxCLevel() : 22;
 
 const FRAME_MAGIC = 0xfd2fb528;
 const SKIPPABLE_MAGIC = 0x184d2a50;

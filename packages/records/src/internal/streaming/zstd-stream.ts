@@ -9,16 +9,15 @@
 // frame header (<= 18 bytes) once and a last empty block (3 bytes).
 // CCtx objects are pooled (a streaming CCtx at level 3 holds ~2-3 MiB), at
 // most POOL_MAX kept.
-import { createRequire } from 'node:module';
 import { assert } from '@seglog/common';
 import type * as ZstdBinding from 'zstd-napi/binding.js';
+import { zstd } from '../codecs/zstd-binding.js';
 import { Codec } from '../../compression.js';
 import { ZSTD_LEVEL_DEFAULT, ZSTD_LEVEL_MAX, ZSTD_LEVEL_MIN, zstdCompressBound } from '../codecs/zstd.js';
 import type { StreamCompressor } from './stream-compressor.js';
 
 // Enum values are read from the loaded module: the .d.ts numbering differs
 // from the native one (CODECS.md).
-const zstd = createRequire(import.meta.url)('zstd-napi/binding.js') as typeof ZstdBinding;
 
 const FRAME_HEADER_BYTES_MAX = 18;
 const BLOCK_HEADER_BYTES = 3;
