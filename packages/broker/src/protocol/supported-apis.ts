@@ -14,10 +14,21 @@ export const ApiKey = {
   FETCH: 1,
   LIST_OFFSETS: 2,
   METADATA: 3,
+  OFFSET_COMMIT: 8,
+  OFFSET_FETCH: 9,
+  FIND_COORDINATOR: 10,
+  JOIN_GROUP: 11,
+  HEARTBEAT: 12,
+  LEAVE_GROUP: 13,
+  SYNC_GROUP: 14,
+  DESCRIBE_GROUPS: 15,
+  LIST_GROUPS: 16,
   API_VERSIONS: 18,
   CREATE_TOPICS: 19,
   DELETE_RECORDS: 21,
   INIT_PRODUCER_ID: 22,
+  DELETE_GROUPS: 42,
+  OFFSET_DELETE: 47,
 } as const satisfies Readonly<Record<ApiName, number>>;
 
 export type ApiKeyId = (typeof ApiKey)[keyof typeof ApiKey];
