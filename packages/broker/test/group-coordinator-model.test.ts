@@ -350,4 +350,32 @@ describe('group coordinator model (simulated members and clock)', () => {
     expect([...world.handedOut.values()].some((byMember) => byMember.size === 2)).toBe(true);
     expect(world.members[0]?.assignment).toEqual([0, 1, 2, 3, 4, 5]);
   });
+
+  it('answers COORDINATOR_LOAD_IN_PROGRESS until loaded, then serves the loaded offsets and a Stable group', async () => {
+    const clock = new SimClock();
+    const coordinator = new GroupCoordinator(new MemoryPersistence(), clock);
+    const join = await coordinator.join({
+      groupId: GROUP, memberId: '', groupInstanceId: null, clientId: 'c', clientHost: '/h', sessionTimeoutMs: SESSION_MS,
+      rebalanceTimeoutMs: REBALANCE_MS, protocolType: 'consumer', protocols: protocols(), requireKnownMemberId: true,
+    });
+    expect(join.error).toBe('COORDINATOR_LOAD_IN_PROGRESS');
+    expect(coordinator.heartbeat({ groupId: GROUP, memberId: 'm', generationId: 1, groupInstanceId: null })).toBe('COORDINATOR_LOAD_IN_PROGRESS');
+    expect(fetchOffsets(coordinator, GROUP, null).error).toBe('COORDINATOR_LOAD_IN_PROGRESS');
+    coordinator.load([
+      { kind: 'offset', groupId: GROUP, topic: TOPIC, partition: 0, value: { offset: 1, leaderEpoch: -1, metadata: '', commitTimestamp: 0 } },
+      { kind: 'offset', groupId: GROUP, topic: TOPIC, partition: 0, value: { offset: 9, leaderEpoch: -1, metadata: '', commitTimestamp: 0 } },
+      { kind: 'offset', groupId: GROUP, topic: TOPIC, partition: 1, value: { offset: 4, leaderEpoch: -1, metadata: '', commitTimestamp: 0 } },
+      { kind: 'offset', groupId: GROUP, topic: TOPIC, partition: 1, value: null },
+      { kind: 'group', groupId: GROUP, value: {
+        protocolType: 'consumer', generation: 7, protocol: 'range', leader: 'm', currentStateTimestamp: 0,
+        members: [{ memberId: 'm', groupInstanceId: null, clientId: 'c', clientHost: '/h', rebalanceTimeout: REBALANCE_MS, sessionTimeout: SESSION_MS, subscription: Buffer.from(TOPIC), assignment: Buffer.from('[0]') }],
+      } },
+    ]);
+    expect(fetchOffsets(coordinator, GROUP, null).offsets.map((o) => [o.partition, o.offset])).toEqual([[0, 9]]);
+    expect(coordinator.groups.get(GROUP)?.state).toBe('Stable');
+    expect(coordinator.heartbeat({ groupId: GROUP, memberId: 'm', generationId: 7, groupInstanceId: null })).toBe('NONE');
+    // The loaded member's session runs from the load: silent, it is removed and the group empties.
+    await clock.advance(SESSION_MS + 1);
+    expect(coordinator.groups.get(GROUP)?.members.size).toBe(0);
+  });
 });

@@ -44,7 +44,7 @@ export interface ConnectionOptions {
   /** connections.max.idle.ms; 0 = never closed for idleness. */
   readonly connectionsMaxIdleMs: number;
   /** Answers one request; null = no response (Produce with acks=0). */
-  readonly dispatch: (request: DecodedRequest) => Promise<FinishedMessage | null>;
+  readonly dispatch: (request: DecodedRequest, client: { readonly host: string }) => Promise<FinishedMessage | null>;
   /** Notices (protocol errors, handler failures). */
   readonly notice: (line: string) => void;
   readonly onClose: (connection: Connection) => void;
@@ -73,6 +73,8 @@ export class Connection {
   private readonly onMemory: () => void;
   /** connections.max.idle.ms timer, refreshed on progress; null when disabled. */
   private readonly idleTimer: NodeJS.Timeout | null;
+  /** The peer, as the group coordinator records it (Kafka's clientHost). */
+  private readonly client: { readonly host: string };
 
   constructor(socket: Socket, options: ConnectionOptions) {
     this.socket = socket;
@@ -91,6 +93,7 @@ export class Connection {
       this.progress();
       if (!this.closed) this.pump();
     };
+    this.client = { host: socket.remoteAddress ?? 'unknown' };
     this.idleTimer = options.connectionsMaxIdleMs > 0 ? setTimeout(() => this.onIdle(), options.connectionsMaxIdleMs).unref() : null;
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
@@ -189,7 +192,7 @@ export class Connection {
     }
     const slot: Slot = { done: false, message: null, closeAfter: false };
     this.slots.push(slot);
-    const handled = this.options.dispatch(request);
+    const handled = this.options.dispatch(request, this.client);
     // The frame's budget returns once its request is handled (produce batches are the log's by then).
     handled.then(() => this.options.pool.release(bytes), () => this.options.pool.release(bytes));
     handled.then((message) => {

@@ -13,6 +13,7 @@ import type { CreatableTopic, CreatableTopicResult, CreateTopicsRequest, CreateT
 import type { BrokerContext } from '../broker-context.js';
 import { NODE_ID, ZERO_UUID } from '../broker-context.js';
 import { errorCodeOf, errorMessageOf } from '../errors.js';
+import { INTERNAL_TOPICS } from '../topic-store.js';
 
 const MAX_PARTITIONS = 10_000;
 
@@ -45,6 +46,8 @@ async function createOne(ctx: BrokerContext, topic: CreatableTopic, validateOnly
   if (topic.configs.length > 0) {
     return result(topic.name, 'INVALID_CONFIG', 'per-topic configs are not supported yet (they would not survive a restart)', -1);
   }
+  // Kafka refuses an internal name before looking for the topic (__consumer_offsets exists: the coordinator made it).
+  if (INTERNAL_TOPICS.has(topic.name)) return result(topic.name, 'INVALID_REQUEST', `Creation of internal topic ${topic.name} is prohibited.`, -1);
   await ctx.store.settled(topic.name);
   if (ctx.store.has(topic.name)) return result(topic.name, 'TOPIC_ALREADY_EXISTS', `topic '${topic.name}' already exists`, -1);
   try {
