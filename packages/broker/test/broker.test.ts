@@ -144,7 +144,17 @@ describe('Broker server', () => {
     c.send([ok.frame, unknown]);
     expect((await ok.response).body.errorCode).toBe(0);
     await c.closed;
-    expect(notices.some((n) => n.includes('SEGLOG_ERR_PROTOCOL_UNKNOWN_API'))).toBe(true);
+    expect(notices.some((n) => n.includes('SEGLOG_ERR_PROTOCOL_UNKNOWN_API') && n.includes('API key 999 unknown v0'))).toBe(true);
+  });
+
+  it('names an API it does not implement: key, Kafka\'s name and version, once for the connection', async () => {
+    const c = await RawClient.connect(broker.port);
+    // DescribeUserScramCredentials (50) v0, twice in one write: the connection closes after the first.
+    const frame = Buffer.from('0000000a' + '0032' + '0000' + '00000063' + 'ffff', 'hex');
+    c.send([frame, frame]);
+    await c.closed;
+    const named = notices.filter((n) => n.includes('API key 50 DescribeUserScramCredentials v0: not implemented by this broker'));
+    expect(named).toHaveLength(1);
   });
 
   it('closes the connection on a frame above maxRequestBytes before buffering it', async () => {

@@ -35,6 +35,8 @@ import { FrameReader, decodeRequest } from '@seglog/protocol';
 import type { DecodedRequest, FinishedMessage, MemoryPool } from '@seglog/protocol';
 import { CompositeFetchPlan, releaseFrameParts } from './composite-fetch-plan.js';
 import { errorMessageOf } from './errors.js';
+import { isSeglogError } from '@seglog/common';
+import { kafkaApiName } from '../protocol/index.js';
 
 export interface ConnectionOptions {
   readonly maxFrameBytes: number;
@@ -210,7 +212,7 @@ export class Connection {
   }
 
   private failFrame(error: unknown): void {
-    this.options.notice(`connection ${this.describe()}: closing after a bad request: ${errorMessageOf(error)}`);
+    this.options.notice(`connection ${this.describe()}: closing after a bad request: ${this.explain(error)}`);
     this.readingStopped = true;
     this.socket.pause();
     this.slots.push({ done: true, message: null, closeAfter: true });
@@ -283,6 +285,22 @@ export class Connection {
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const resolve of waiters) resolve();
+  }
+
+  /**
+   * A request for an API we do not implement (or at a version we do not) is
+   * named: key, Kafka's name and version, so the notice says what a client
+   * wanted. Said once per connection and API: the connection closes after
+   * it, and the same client's retries arrive on new connections.
+   */
+  private explain(error: unknown): string {
+    if (!isSeglogError(error) || (error.code !== 'SEGLOG_ERR_PROTOCOL_UNKNOWN_API' && error.code !== 'SEGLOG_ERR_PROTOCOL_UNSUPPORTED_VERSION')) {
+      return errorMessageOf(error);
+    }
+    const apiKey = Number(error.context['apiKey']);
+    const version = Number(error.context['apiVersion']);
+    const what = error.code === 'SEGLOG_ERR_PROTOCOL_UNKNOWN_API' ? 'not implemented' : 'not supported at this version';
+    return `${errorMessageOf(error)} (API key ${apiKey} ${kafkaApiName(apiKey)} v${version}: ${what} by this broker)`;
   }
 
   private describe(): string {

@@ -9,3 +9,4 @@ export { ApiKey, SUPPORTED_APIS, supportedApi, isVersionSupported } from './supp
 export type { ApiKeyId, ApiName, SupportedApi } from './supported-apis.js';
 export { apiVersionsResponse, apiVersionsFallback } from './api-versions-response.js';
 
+export { KAFKA_API_NAMES, kafkaApiName } from './kafka-api-names.js';
