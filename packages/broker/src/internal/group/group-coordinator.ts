@@ -25,6 +25,7 @@ import type { GroupClock } from './group-clock.js';
 import { EMPTY_BYTES, GroupMember } from './group-member.js';
 import type { GroupErrorName, JoinResult, MemberProtocol, SyncResult } from './group-member.js';
 import type { GroupPersistence, GroupRecord, StoredGroup } from './group-persistence.js';
+import { groupRecordOf, restoreGroup } from './group-snapshot.js';
 
 export interface GroupCoordinatorOptions {
   /** group.min.session.timeout.ms (Kafka 6000). */
@@ -108,30 +109,13 @@ export class GroupCoordinator {
       if (record.value === null) group.offsets.delete(offsetKey(record.topic, record.partition));
       else group.offsets.set(offsetKey(record.topic, record.partition), record.value);
     }
-    for (const [groupId, value] of stored) this.restoreGroup(this.groupOrCreate(groupId), value);
-    this.loading = false;
-  }
-
-  private restoreGroup(group: ClassicGroup, value: StoredGroup): void {
-    group.generationId = value.generation;
-    group.protocolType = value.protocolType.length > 0 ? value.protocolType : null;
-    group.protocolName = value.protocol;
-    group.currentStateTimestamp = value.currentStateTimestamp;
-    for (const stored of value.members) {
-      const member = new GroupMember({
-        memberId: stored.memberId, groupInstanceId: stored.groupInstanceId, clientId: stored.clientId, clientHost: stored.clientHost,
-        rebalanceTimeoutMs: stored.rebalanceTimeout, sessionTimeoutMs: stored.sessionTimeout, protocolType: value.protocolType,
-        protocols: [{ name: value.protocol ?? '', metadata: stored.subscription }],
-      });
-      member.assignment = stored.assignment;
-      group.add(member);
-    }
-    group.leaderId = value.leader !== null && group.members.has(value.leader) ? value.leader : group.leaderId;
-    // Kafka loads a group with members as Stable and lets their sessions run from now.
-    if (group.members.size > 0) {
-      group.state = 'Stable';
+    for (const [groupId, value] of stored) {
+      const group = this.groupOrCreate(groupId);
+      restoreGroup(group, value);
+      // Kafka loads a group with members as Stable and lets their sessions run from now.
       for (const member of group.members.values()) this.scheduleSession(group, member);
     }
+    this.loading = false;
   }
 
   groupOrCreate(groupId: string): ClassicGroup {
@@ -217,7 +201,7 @@ export class GroupCoordinator {
     if (group.state === 'Stable' && matches && group.leaderId !== newMemberId) {
       // Nothing changes for the group but the member id: persist it, answer the current generation.
       this.scheduleSession(group, member);
-      this.persistence.append(group.groupId, [this.groupRecord(group)]).then(
+      this.persistence.append(group.groupId, [groupRecordOf(group)]).then(
         () => resolve(this.currentJoinResult(group, member)),
         () => resolve(joinError(newMemberId, 'COORDINATOR_NOT_AVAILABLE')),
       );
@@ -323,7 +307,7 @@ export class GroupCoordinator {
       group.protocolName = null;
       group.transitionTo('Empty', now);
       // Kafka stores the empty group (its new generation); a failure only means the next load sees the previous one.
-      this.persistence.append(group.groupId, [this.groupRecord(group)]).catch(() => undefined);
+      this.persistence.append(group.groupId, [groupRecordOf(group)]).catch(() => undefined);
       return;
     }
     group.protocolName = group.selectProtocol();
@@ -371,7 +355,7 @@ export class GroupCoordinator {
     const generation = group.generationId;
     const byMember = new Map(assignments.map((a) => [a.memberId, a.assignment]));
     for (const member of group.members.values()) member.assignment = byMember.get(member.memberId) ?? EMPTY_BYTES;
-    this.persistence.append(group.groupId, [this.groupRecord(group)]).then(() => {
+    this.persistence.append(group.groupId, [groupRecordOf(group)]).then(() => {
       if (group.state !== 'CompletingRebalance' || group.generationId !== generation) return;
       group.transitionTo('Stable', this.clock.now());
       for (const member of group.members.values()) {
@@ -473,21 +457,6 @@ export class GroupCoordinator {
       return;
     }
     this.removeMemberAndUpdateGroup(group, member);
-  }
-
-  /** The GroupMetadataValue record of the group as it is now. */
-  groupRecord(group: ClassicGroup): GroupRecord {
-    const protocol = group.protocolName;
-    const value: StoredGroup = {
-      protocolType: group.protocolType ?? '', generation: group.generationId, protocol, leader: group.leaderId,
-      currentStateTimestamp: group.currentStateTimestamp,
-      members: [...group.members.values()].map((m) => ({
-        memberId: m.memberId, groupInstanceId: m.groupInstanceId, clientId: m.clientId, clientHost: m.clientHost,
-        rebalanceTimeout: m.rebalanceTimeoutMs, sessionTimeout: m.sessionTimeoutMs,
-        subscription: protocol === null ? EMPTY_BYTES : m.metadata(protocol), assignment: m.assignment,
-      })),
-    };
-    return { kind: 'group', groupId: group.groupId, value };
   }
 
   /** Cancels every timer (broker stop); waiting calls are answered COORDINATOR_NOT_AVAILABLE. */
