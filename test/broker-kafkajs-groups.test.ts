@@ -73,6 +73,8 @@ describe('kafkajs consumer groups', () => {
   });
 
   afterAll(async () => {
+    const seen = [...broker.stats.versionsSeen].map(([api, v]) => `${api} v${[...v].sort((a, b) => a - b).join(',')}`).join('; ');
+    process.stdout.write(`kafkajs consumer() request versions seen (last broker run): ${seen}\n`);
     await broker.stop();
     rmSync(dir, { recursive: true, force: true });
   });

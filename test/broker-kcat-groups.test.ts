@@ -86,6 +86,8 @@ describe.skipIf(!hasKcat)('kcat -G consumer group', () => {
   });
 
   afterAll(async () => {
+    const seen = [...broker.stats.versionsSeen].map(([api, v]) => `${api} v${[...v].sort((a, b) => a - b).join(',')}`).join('; ');
+    process.stdout.write(`librdkafka (kcat -G) request versions seen (last broker run): ${seen}\n`);
     await broker.stop();
     rmSync(dir, { recursive: true, force: true });
   });
