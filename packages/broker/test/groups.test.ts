@@ -135,6 +135,38 @@ describe('group APIs over the wire', () => {
     c.close();
   });
 
+  it('static membership: no MEMBER_ID_REQUIRED, a rejoin by instance id fences the old member id', async () => {
+    const c = await RawClient.connect(broker.port);
+    const first = await c.request('JOIN_GROUP', 5, { ...joinBody('gs', ''), groupInstanceId: 'instance-1' });
+    expect(first.body.errorCode).toBe(0);
+    const oldId = first.body.memberId;
+    await sync(c, 'gs', oldId, first.body.generationId, [{ memberId: oldId, assignment: Buffer.from('p') }]);
+    // A second static member makes the first a follower; then the first "restarts" (no member id, same instance id).
+    const d = await RawClient.connect(broker.port);
+    const secondJoin = d.request('JOIN_GROUP', 5, { ...joinBody('gs', ''), groupInstanceId: 'instance-2' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const rejoin = await c.request('JOIN_GROUP', 5, { ...joinBody('gs', oldId), groupInstanceId: 'instance-1' });
+    const second = await secondJoin;
+    expect([rejoin.body.errorCode, second.body.errorCode]).toEqual([0, 0]);
+    const leaderIsFirst = rejoin.body.leader === oldId;
+    const leaderClient = leaderIsFirst ? c : d;
+    const leaderId = leaderIsFirst ? oldId : second.body.memberId;
+    const followerSync = leaderIsFirst ? sync(d, 'gs', second.body.memberId, second.body.generationId) : sync(c, 'gs', oldId, rejoin.body.generationId);
+    await sync(leaderClient, 'gs', leaderId, rejoin.body.generationId, [{ memberId: oldId, assignment: Buffer.from('a') }, { memberId: second.body.memberId, assignment: Buffer.from('b') }]);
+    await followerSync;
+    // The restarted leader rebalances the group (Kafka before JoinGroup v9's skipAssignment): instance-2 rejoins too.
+    const restartedJoin = c.request('JOIN_GROUP', 5, { ...joinBody('gs', ''), groupInstanceId: 'instance-1' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const otherRejoin = d.request('JOIN_GROUP', 5, { ...joinBody('gs', second.body.memberId), groupInstanceId: 'instance-2' });
+    const restarted = await restartedJoin;
+    expect((await otherRejoin).body.errorCode).toBe(0);
+    expect(restarted.body.errorCode).toBe(0);
+    expect(restarted.body.memberId).not.toBe(oldId);
+    expect((await c.request('HEARTBEAT', 3, { groupId: 'gs', generationId: restarted.body.generationId, memberId: oldId, groupInstanceId: 'instance-1' })).body.errorCode).toBe(E.FENCED_INSTANCE_ID);
+    c.close();
+    d.close();
+  });
+
   it('a member with no protocol in common is INCONSISTENT_GROUP_PROTOCOL', async () => {
     const a = await RawClient.connect(broker.port);
     const b = await RawClient.connect(broker.port);
