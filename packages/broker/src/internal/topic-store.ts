@@ -16,6 +16,7 @@
 
 import { assert, SeglogError } from '@seglog/common';
 import { NodeIo } from '@seglog/io';
+import type { Io } from '@seglog/io';
 import { BlackholeLog, LogConfig, LogManager } from '@seglog/log';
 import type { AppendResult, FetchPlan, ReadOptions } from '@seglog/log';
 
@@ -54,6 +55,8 @@ export interface TopicStoreOptions {
   readonly tailCacheBytes: number | null;
   /** Where the data directory's offline notice (its cause, once) and refusal notices (rate-limited) are printed. */
   readonly log: (line: string) => void;
+  /** The I/O seam; NodeIo when absent (tests pass a SimIo to crash the data directory). */
+  readonly io?: Io;
 }
 
 export class TopicStore {
@@ -76,7 +79,7 @@ export class TopicStore {
 
   static async open(options: TopicStoreOptions): Promise<TopicStore> {
     if (options.blackhole) return new TopicStore(null, options);
-    const manager = await LogManager.open(new NodeIo(), options.dataDir, {
+    const manager = await LogManager.open(options.io ?? new NodeIo(), options.dataDir, {
       defaultConfig: options.config,
       ...(options.tailCacheBytes === null ? {} : { tailCache: { totalBytes: options.tailCacheBytes } }),
       onOffline: (notice) => options.log(notice.message),
