@@ -71,6 +71,14 @@ export interface BrokerOptions {
   readonly maxFetchWaiters: number;
   /** Upper bound on a fetch's maxWaitMs. Default 30000. */
   readonly maxFetchWaitMs: number;
+  /** Partitions of __consumer_offsets when the broker creates it (offsets.topic.num.partitions, Kafka 50); an existing topic keeps its count. */
+  readonly offsetsTopicPartitions: number;
+  /** group.initial.rebalance.delay.ms: how long a rebalance of an Empty group waits for more members (Kafka 3000). */
+  readonly groupInitialRebalanceDelayMs: number;
+  /** group.min.session.timeout.ms (Kafka 6000). */
+  readonly groupMinSessionTimeoutMs: number;
+  /** group.max.session.timeout.ms (Kafka 1800000). */
+  readonly groupMaxSessionTimeoutMs: number;
   /** Where the status line and notices go. Default: stdout. */
   readonly log: (line: string) => void;
 }
@@ -95,5 +103,9 @@ export const BROKER_DEFAULTS: BrokerOptions = Object.freeze({
   maxInFlightRequests: 100,
   maxFetchWaiters: 10_000,
   maxFetchWaitMs: 30_000,
+  offsetsTopicPartitions: 50,
+  groupInitialRebalanceDelayMs: 3000,
+  groupMinSessionTimeoutMs: 6000,
+  groupMaxSessionTimeoutMs: 1_800_000,
   log: (line: string): void => void process.stdout.write(`${line}\n`),
 });

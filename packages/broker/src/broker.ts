@@ -22,6 +22,7 @@ import net from 'node:net';
 import { BROKER_DEFAULTS } from './broker-options.js';
 import type { BrokerOptions } from './broker-options.js';
 import type { BrokerContext, BrokerStats } from './internal/broker-context.js';
+import { errorMessageOf } from './internal/errors.js';
 import { Connection } from './internal/connection.js';
 import { FetchWaiters } from './internal/fetch-waiters.js';
 import { handleAlterConfigs } from './internal/handlers/alter-configs.js';
@@ -31,12 +32,27 @@ import { handleDeleteTopics } from './internal/handlers/delete-topics.js';
 import { handleDescribeCluster } from './internal/handlers/describe-cluster.js';
 import { handleDescribeConfigs } from './internal/handlers/describe-configs.js';
 import { handleIncrementalAlterConfigs } from './internal/handlers/incremental-alter-configs.js';
+import { GroupCoordinator } from './internal/group/group-coordinator.js';
+import { SYSTEM_CLOCK } from './internal/group/group-clock.js';
+import type { GroupPersistence } from './internal/group/group-persistence.js';
+import { OffsetsTopic } from './internal/group/offsets-topic.js';
+import { handleDeleteGroups } from './internal/handlers/delete-groups.js';
 import { handleDeleteRecords } from './internal/handlers/delete-records.js';
+import { handleDescribeGroups } from './internal/handlers/describe-groups.js';
 import { handleFetch } from './internal/handlers/fetch.js';
+import { handleFindCoordinator } from './internal/handlers/find-coordinator.js';
+import { handleHeartbeat } from './internal/handlers/heartbeat.js';
 import { handleInitProducerId } from './internal/handlers/init-producer-id.js';
+import { handleJoinGroup } from './internal/handlers/join-group.js';
+import { handleLeaveGroup } from './internal/handlers/leave-group.js';
+import { handleListGroups } from './internal/handlers/list-groups.js';
 import { handleListOffsets } from './internal/handlers/list-offsets.js';
 import { handleMetadata } from './internal/handlers/metadata.js';
+import { handleOffsetCommit } from './internal/handlers/offset-commit.js';
+import { handleOffsetDelete } from './internal/handlers/offset-delete.js';
+import { handleOffsetFetch } from './internal/handlers/offset-fetch.js';
 import { handleProduce } from './internal/handlers/produce.js';
+import { handleSyncGroup } from './internal/handlers/sync-group.js';
 import { ProducerIdAllocator } from './internal/producer-id-allocator.js';
 import { StatusReporter } from './internal/status-reporter.js';
 import { TopicStore } from './internal/topic-store.js';
@@ -68,14 +84,27 @@ export class Broker {
   readonly requestMemory: MemoryPool;
   private readonly status: StatusReporter | null;
   private stopPromise: Promise<void> | null;
+  /** __consumer_offsets once opened (null in blackhole mode and until start-up opens it). */
+  private offsetsTopic: OffsetsTopic | null;
+  private groupLoad: Promise<void> | null;
 
   private constructor(options: BrokerOptions, store: TopicStore, allocate: () => Promise<number>) {
     this.options = options;
     this.stats = {
       requests: 0, appends: 0, appendedBytes: 0, fetches: 0, fetchedBytes: 0, connections: 0, connectionsTotal: 0, versionsSeen: new Map(),
     };
+    this.offsetsTopic = null;
+    this.groupLoad = null;
+    // The coordinator writes through whatever __consumer_offsets is open; until then it only answers LOAD_IN_PROGRESS.
+    const persistence: GroupPersistence = {
+      append: (groupId, records) => (this.offsetsTopic === null ? Promise.resolve() : this.offsetsTopic.append(groupId, records)),
+    };
+    const groups = new GroupCoordinator(persistence, SYSTEM_CLOCK, {
+      initialRebalanceDelayMs: options.groupInitialRebalanceDelayMs,
+      minSessionTimeoutMs: options.groupMinSessionTimeoutMs, maxSessionTimeoutMs: options.groupMaxSessionTimeoutMs,
+    });
     this.ctx = {
-      options, store, waiters: new FetchWaiters(options.maxFetchWaiters), stats: this.stats, allocateProducerId: allocate,
+      options, store, waiters: new FetchWaiters(options.maxFetchWaiters), stats: this.stats, allocateProducerId: allocate, groups,
       advertised: { host: options.host, port: options.port }, stopping: false, reportedDamage: new Set(),
     };
     this.connections = new Set();
@@ -119,7 +148,36 @@ export class Broker {
       throw error;
     }
     broker.status?.start();
+    broker.groupLoad = broker.loadGroups();
     return broker;
+  }
+
+  /**
+   * Opens (creating on first start) __consumer_offsets and replays it into
+   * the coordinator, which answers COORDINATOR_LOAD_IN_PROGRESS until then. A
+   * load that fails leaves it so (said once): answering from a partial state
+   * could hand out offsets older than acknowledged ones.
+   */
+  private async loadGroups(): Promise<void> {
+    if (this.options.blackhole) {
+      // Benchmark mode: groups live in memory only (a blackhole log keeps nothing).
+      this.ctx.groups.load([]);
+      return;
+    }
+    try {
+      const topic = await OffsetsTopic.open(this.ctx, this.options.offsetsTopicPartitions);
+      const records = await topic.load();
+      if (this.ctx.stopping) return;
+      this.offsetsTopic = topic;
+      this.ctx.groups.load(records);
+    } catch (error) {
+      this.options.log(`seglog broker: groups: __consumer_offsets could not be loaded, the group coordinator stays unavailable: ${errorMessageOf(error)}`);
+    }
+  }
+
+  /** Resolves once the group coordinator answers (its start-up load is done, or failed). */
+  async groupsReady(): Promise<void> {
+    await this.groupLoad;
   }
 
   get host(): string {
@@ -169,7 +227,7 @@ export class Broker {
       maxInFlight: this.options.maxInFlightRequests,
       pool: this.requestMemory,
       connectionsMaxIdleMs: this.options.connectionsMaxIdleMs,
-      dispatch: (request) => this.dispatch(request),
+      dispatch: (request, client) => this.dispatch(request, client),
       notice: this.options.log,
       onClose: (closed) => {
         this.stats.connections--;
@@ -179,7 +237,7 @@ export class Broker {
     this.connections.add(connection);
   }
 
-  private async dispatch(request: DecodedRequest): Promise<FinishedMessage | null> {
+  private async dispatch(request: DecodedRequest, client: { readonly host: string }): Promise<FinishedMessage | null> {
     this.stats.requests++;
     const { apiVersion: version, correlationId } = request.header;
     this.noteVersion(request.api, version);
@@ -204,6 +262,30 @@ export class Broker {
       case 'ALTER_CONFIGS': return respond('ALTER_CONFIGS', version, correlationId, await handleAlterConfigs(this.ctx, request.body));
       case 'INCREMENTAL_ALTER_CONFIGS':
         return respond('INCREMENTAL_ALTER_CONFIGS', version, correlationId, await handleIncrementalAlterConfigs(this.ctx, request.body));
+      default: return this.dispatchGroup(request, client);
+    }
+  }
+
+  /** The group coordinator's APIs. */
+  private async dispatchGroup(request: DecodedRequest, client: { readonly host: string }): Promise<FinishedMessage> {
+    const { apiVersion: version, correlationId } = request.header;
+    const ctx = this.ctx;
+    switch (request.api) {
+      case 'FIND_COORDINATOR': return respond('FIND_COORDINATOR', version, correlationId, handleFindCoordinator(ctx, request.body, version));
+      case 'JOIN_GROUP': {
+        const who = { clientId: request.header.clientId, host: `/${client.host}` };
+        return respond('JOIN_GROUP', version, correlationId, await handleJoinGroup(ctx, request.body, version, who));
+      }
+      case 'SYNC_GROUP': return respond('SYNC_GROUP', version, correlationId, await handleSyncGroup(ctx, request.body));
+      case 'HEARTBEAT': return respond('HEARTBEAT', version, correlationId, handleHeartbeat(ctx, request.body));
+      case 'LEAVE_GROUP': return respond('LEAVE_GROUP', version, correlationId, handleLeaveGroup(ctx, request.body, version));
+      case 'OFFSET_COMMIT': return respond('OFFSET_COMMIT', version, correlationId, await handleOffsetCommit(ctx, request.body));
+      case 'OFFSET_FETCH': return respond('OFFSET_FETCH', version, correlationId, handleOffsetFetch(ctx, request.body, version));
+      case 'LIST_GROUPS': return respond('LIST_GROUPS', version, correlationId, handleListGroups(ctx, request.body));
+      case 'DESCRIBE_GROUPS': return respond('DESCRIBE_GROUPS', version, correlationId, handleDescribeGroups(ctx, request.body));
+      case 'DELETE_GROUPS': return respond('DELETE_GROUPS', version, correlationId, await handleDeleteGroups(ctx, request.body));
+      case 'OFFSET_DELETE': return respond('OFFSET_DELETE', version, correlationId, await handleOffsetDelete(ctx, request.body));
+      default: throw new Error(`dispatchGroup: ${request.api} is not a group API`);
     }
   }
 
@@ -229,6 +311,7 @@ export class Broker {
   private async doStop(): Promise<void> {
     this.ctx.stopping = true;
     this.status?.stop();
+    this.ctx.groups.shutdown();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.ctx.waiters.stop();
     const drains = [...this.connections].map((c) => c.drain());
@@ -240,6 +323,7 @@ export class Broker {
     clearTimeout(timer);
     for (const connection of this.connections) connection.destroy();
     await closed;
+    await this.groupLoad;
     await this.ctx.store.close();
   }
 }

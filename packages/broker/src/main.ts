@@ -33,6 +33,8 @@ const USAGE = `usage: pnpm start [-- options]
   --queued-max-request-bytes N   request bytes held across all connections before sockets pause (default 512 MiB)
   --connections-max-idle-ms N    close a connection after N ms without a complete request or a response written
                                  (connections.max.idle.ms; default 600000; 0 = never)
+  --offsets-topic-partitions N   partitions of __consumer_offsets when first created (offsets.topic.num.partitions; default 50)
+  --group-initial-rebalance-delay-ms N  wait for more members before a new group's first rebalance (default 3000)
   --help`;
 
 function int(name: string, value: string | undefined, min: number): number | undefined {
@@ -53,6 +55,7 @@ export function parseBrokerArgs(argv: readonly string[]): Partial<BrokerOptions>
       blackhole: { type: 'boolean' }, 'sync-on-ack': { type: 'boolean' }, 'flush-interval-ms': { type: 'string' },
       'flush-interval-messages': { type: 'string' }, 'status-interval-ms': { type: 'string' }, 'max-request-bytes': { type: 'string' },
       'socket-request-max-bytes': { type: 'string' }, 'queued-max-request-bytes': { type: 'string' }, 'connections-max-idle-ms': { type: 'string' },
+      'offsets-topic-partitions': { type: 'string' }, 'group-initial-rebalance-delay-ms': { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -93,6 +96,10 @@ export function parseBrokerArgs(argv: readonly string[]): Partial<BrokerOptions>
   if (queuedMax !== undefined) options.queuedMaxRequestBytes = queuedMax;
   const idleMs = int('connections-max-idle-ms', values['connections-max-idle-ms'], 0);
   if (idleMs !== undefined) options.connectionsMaxIdleMs = idleMs;
+  const offsetsPartitions = int('offsets-topic-partitions', values['offsets-topic-partitions'], 1);
+  if (offsetsPartitions !== undefined) options.offsetsTopicPartitions = offsetsPartitions;
+  const rebalanceDelay = int('group-initial-rebalance-delay-ms', values['group-initial-rebalance-delay-ms'], 0);
+  if (rebalanceDelay !== undefined) options.groupInitialRebalanceDelayMs = rebalanceDelay;
   return options;
 }
 

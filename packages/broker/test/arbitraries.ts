@@ -9,8 +9,9 @@ import type {
   DeleteRecordsResponse, FetchRequest, FetchResponse, InitProducerIdRequest, InitProducerIdResponse, ListOffsetsRequest,
   ListOffsetsResponse, MetadataRequest, MetadataResponse, ProduceRequest, ProduceResponse, RequestBodies, ResponseBodies,
 } from '@seglog/protocol';
-import { ZERO_UUID } from '@seglog/protocol';
 import { ADMIN_MESSAGE_CASES } from './admin-arbitraries.js';
+import { ZERO_UUID, apiCodecsByName, inVersions, parseVersions } from '@seglog/protocol';
+import type { ApiName, FieldDescription } from '@seglog/protocol';
 
 const INT32_MIN = -2147483648;
 export const int8 = fc.integer({ min: -128, max: 127 });
@@ -279,6 +280,86 @@ const deleteRecords: MessageCase<'DELETE_RECORDS'> = {
   normalizeResponse: (_v, b): DeleteRecordsResponse => b,
 };
 
+/**
+ * The consumer-group APIs: a case derived from the description itself (not
+ * from the codec's compiled plan): random values of each field's type over
+ * every field, and a normaliser that gives a field absent at the version
+ * Kafka's default (the declared one, else the implicit one of its type) and
+ * a null the version cannot carry the same default. The codec is not
+ * consulted, so a codec that drops, misplaces or mis-defaults a field fails.
+ */
+function describedCase<N extends Api>(api: N & ApiName): MessageCase<N> {
+  const codecs = apiCodecsByName(api);
+  return {
+    request: structArbitrary(codecs.api.request.fields) as fc.Arbitrary<RequestBodies[N]>,
+    normalizeRequest: (v, b) => normalizeStruct(codecs.api.request.fields, v, b as unknown as Record<string, unknown>) as unknown as RequestBodies[N],
+    response: structArbitrary(codecs.api.response.fields) as fc.Arbitrary<ResponseBodies[N]>,
+    normalizeResponse: (v, b) => normalizeStruct(codecs.api.response.fields, v, b as unknown as Record<string, unknown>) as unknown as ResponseBodies[N],
+  };
+}
+
+function fieldArbitrary(field: FieldDescription): fc.Arbitrary<unknown> {
+  const element = field.type.startsWith('[]') ? field.type.slice(2) : null;
+  let base: fc.Arbitrary<unknown>;
+  if (field.fields !== undefined) base = element !== null ? arr(structArbitrary(field.fields)) : structArbitrary(field.fields);
+  else if (element !== null) base = arr(primitiveArbitrary(element));
+  else base = primitiveArbitrary(field.type);
+  return field.nullableVersions === undefined ? base : fc.option(base, { nil: null });
+}
+
+function primitiveArbitrary(type: string): fc.Arbitrary<unknown> {
+  switch (type) {
+    case 'int8': return int8;
+    case 'int16': return int16;
+    case 'int32': return int32;
+    case 'int64': return int64;
+    case 'bool': return fc.boolean();
+    case 'string': return str;
+    case 'bytes': return bytes;
+    case 'uuid': return uuid;
+    default: throw new Error(`describedCase: no arbitrary for ${type}`);
+  }
+}
+
+function structArbitrary(fields: readonly FieldDescription[]): fc.Arbitrary<Record<string, unknown>> {
+  return fc.record(Object.fromEntries(fields.map((field) => [field.name, fieldArbitrary(field)])));
+}
+
+function implicitDefault(field: FieldDescription): unknown {
+  if (field.default !== undefined) return field.default;
+  if (field.type.startsWith('[]')) return [];
+  switch (field.type) {
+    case 'bool': return false;
+    case 'string': return '';
+    case 'bytes': return Buffer.alloc(0);
+    case 'uuid': return ZERO_UUID;
+    default: return 0;
+  }
+}
+
+function normalizeStruct(fields: readonly FieldDescription[], version: number, body: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of fields) {
+    const value = body[field.name];
+    if (!inVersions(parseVersions(field.versions), version)) out[field.name] = implicitDefault(field);
+    else if (value === null) {
+      out[field.name] = field.nullableVersions !== undefined && inVersions(parseVersions(field.nullableVersions), version) ? null : implicitDefault(field);
+    } else if (field.fields !== undefined) {
+      const sub = field.fields;
+      out[field.name] = Array.isArray(value)
+        ? value.map((item: Record<string, unknown>) => normalizeStruct(sub, version, item))
+        : normalizeStruct(sub, version, value as Record<string, unknown>);
+    } else out[field.name] = value;
+  }
+  return out;
+}
+
+/** The group coordinator's APIs, whose cases are derived from their descriptions. */
+const GROUP_APIS = [
+  'OFFSET_COMMIT', 'OFFSET_FETCH', 'FIND_COORDINATOR', 'JOIN_GROUP', 'HEARTBEAT', 'LEAVE_GROUP', 'SYNC_GROUP',
+  'DESCRIBE_GROUPS', 'LIST_GROUPS', 'DELETE_GROUPS', 'OFFSET_DELETE',
+] as const;
+
 export const MESSAGE_CASES: { readonly [N in Api]: MessageCase<N> } = {
   PRODUCE: produce,
   FETCH: fetch,
@@ -289,6 +370,7 @@ export const MESSAGE_CASES: { readonly [N in Api]: MessageCase<N> } = {
   DELETE_RECORDS: deleteRecords,
   INIT_PRODUCER_ID: initProducerId,
   ...ADMIN_MESSAGE_CASES,
+  ...(Object.fromEntries(GROUP_APIS.map((api) => [api, describedCase(api)])) as { readonly [N in (typeof GROUP_APIS)[number]]: MessageCase<N> }),
 };
 
 /** Concatenates a finished message's parts (tests only: they are all Buffers here). */

@@ -79,7 +79,7 @@ describe('Broker server', () => {
     c.send([a.frame, m.frame, p0Frame, p1.frame, f.frame]);
     const [av, md, pr, fr] = await Promise.all([a.response, m.response, p1.response, f.response]);
     expect(av.body.errorCode).toBe(0);
-    expect(av.body.apiKeys.map((k) => k.apiKey)).toEqual([0, 1, 2, 3, 18, 19, 20, 21, 22, 32, 33, 37, 44, 60]);
+    expect(av.body.apiKeys.map((k) => k.apiKey)).toEqual([0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 19, 20, 21, 22, 32, 33, 37, 42, 44, 47, 60]);
     expect(md.body.brokers).toEqual([{ nodeId: 0, host: '127.0.0.1', port: broker.port, rack: null }]);
     expect(md.body.topics[0]?.partitions.map((p) => [p.partitionIndex, p.leaderId, p.replicaNodes, p.isrNodes])).toEqual([[0, 0, [0], [0]]]);
     expect(pr.body.responses[0]?.partitionResponses[0]).toMatchObject({ errorCode: 0, baseOffset: 1 });
@@ -133,18 +133,28 @@ describe('Broker server', () => {
     const data = await pending;
     expect(data.readInt32BE(4)).toBe(7);
     expect(data.readInt16BE(8)).toBe(KAFKA_ERROR_CODES.UNSUPPORTED_VERSION);
-    expect(data.readInt32BE(10)).toBe(14);
+    expect(data.readInt32BE(10)).toBe(25);
     c.close();
   });
 
   it('closes the connection after an unknown API, once the earlier responses are out', async () => {
     const c = await RawClient.connect(broker.port);
     const ok = c.encode('API_VERSIONS', 0, { clientSoftwareName: '', clientSoftwareVersion: '' });
-    const unknown = Buffer.from('0000000a' + '000a' + '0000' + '00000063' + 'ffff', 'hex');
+    const unknown = Buffer.from('0000000a' + '03e7' + '0000' + '00000063' + 'ffff', 'hex');
     c.send([ok.frame, unknown]);
     expect((await ok.response).body.errorCode).toBe(0);
     await c.closed;
-    expect(notices.some((n) => n.includes('SEGLOG_ERR_PROTOCOL_UNKNOWN_API'))).toBe(true);
+    expect(notices.some((n) => n.includes('SEGLOG_ERR_PROTOCOL_UNKNOWN_API') && n.includes('API key 999 unknown v0'))).toBe(true);
+  });
+
+  it('names an API it does not implement: key, Kafka\'s name and version, once for the connection', async () => {
+    const c = await RawClient.connect(broker.port);
+    // DescribeUserScramCredentials (50) v0, twice in one write: the connection closes after the first.
+    const frame = Buffer.from('0000000a' + '0032' + '0000' + '00000063' + 'ffff', 'hex');
+    c.send([frame, frame]);
+    await c.closed;
+    const named = notices.filter((n) => n.includes('API key 50 DescribeUserScramCredentials v0: not implemented by this broker'));
+    expect(named).toHaveLength(1);
   });
 
   it('closes the connection on a frame above maxRequestBytes before buffering it', async () => {

@@ -22,6 +22,8 @@ describe('broker storage failures', () => {
     const lines: string[] = [];
     try {
       const broker = await Broker.start({ dataDir: dir, port: 0, log: (line) => lines.push(line) });
+      // The group coordinator's start-up (creating __consumer_offsets) is done before the directory is failed.
+      await broker.groupsReady();
       try {
         const manager = broker.logManager;
         expect(manager).not.toBeNull();

@@ -11,6 +11,17 @@ import { API_VERSIONS_REQUEST, API_VERSIONS_RESPONSE, type ApiVersionsRequest, t
 import { CREATE_TOPICS_REQUEST, CREATE_TOPICS_RESPONSE, type CreateTopicsRequest, type CreateTopicsResponse } from './messages/create-topics.js';
 import { DELETE_RECORDS_REQUEST, DELETE_RECORDS_RESPONSE, type DeleteRecordsRequest, type DeleteRecordsResponse } from './messages/delete-records.js';
 import { FETCH_REQUEST, FETCH_RESPONSE, type FetchRequest, type FetchResponse } from './messages/fetch.js';
+import { FIND_COORDINATOR_REQUEST, FIND_COORDINATOR_RESPONSE, type FindCoordinatorRequest, type FindCoordinatorResponse } from './messages/find-coordinator.js';
+import { JOIN_GROUP_REQUEST, JOIN_GROUP_RESPONSE, type JoinGroupRequest, type JoinGroupResponse } from './messages/join-group.js';
+import { SYNC_GROUP_REQUEST, SYNC_GROUP_RESPONSE, type SyncGroupRequest, type SyncGroupResponse } from './messages/sync-group.js';
+import { HEARTBEAT_REQUEST, HEARTBEAT_RESPONSE, type HeartbeatRequest, type HeartbeatResponse } from './messages/heartbeat.js';
+import { LEAVE_GROUP_REQUEST, LEAVE_GROUP_RESPONSE, type LeaveGroupRequest, type LeaveGroupResponse } from './messages/leave-group.js';
+import { OFFSET_COMMIT_REQUEST, OFFSET_COMMIT_RESPONSE, type OffsetCommitRequest, type OffsetCommitResponse } from './messages/offset-commit.js';
+import { OFFSET_FETCH_REQUEST, OFFSET_FETCH_RESPONSE, type OffsetFetchRequest, type OffsetFetchResponse } from './messages/offset-fetch.js';
+import { LIST_GROUPS_REQUEST, LIST_GROUPS_RESPONSE, type ListGroupsRequest, type ListGroupsResponse } from './messages/list-groups.js';
+import { DESCRIBE_GROUPS_REQUEST, DESCRIBE_GROUPS_RESPONSE, type DescribeGroupsRequest, type DescribeGroupsResponse } from './messages/describe-groups.js';
+import { DELETE_GROUPS_REQUEST, DELETE_GROUPS_RESPONSE, type DeleteGroupsRequest, type DeleteGroupsResponse } from './messages/delete-groups.js';
+import { OFFSET_DELETE_REQUEST, OFFSET_DELETE_RESPONSE, type OffsetDeleteRequest, type OffsetDeleteResponse } from './messages/offset-delete.js';
 import { REQUEST_HEADER, RESPONSE_HEADER } from './messages/headers.js';
 import { INIT_PRODUCER_ID_REQUEST, INIT_PRODUCER_ID_RESPONSE, type InitProducerIdRequest, type InitProducerIdResponse } from './messages/init-producer-id.js';
 import { LIST_OFFSETS_REQUEST, LIST_OFFSETS_RESPONSE, type ListOffsetsRequest, type ListOffsetsResponse } from './messages/list-offsets.js';
@@ -29,6 +40,9 @@ export type ApiName =
   | 'PRODUCE' | 'FETCH' | 'LIST_OFFSETS' | 'METADATA' | 'API_VERSIONS' | 'CREATE_TOPICS' | 'DELETE_RECORDS' | 'INIT_PRODUCER_ID'
   // Admin (issue 21).
   | 'DELETE_TOPICS' | 'DESCRIBE_CONFIGS' | 'ALTER_CONFIGS' | 'CREATE_PARTITIONS' | 'INCREMENTAL_ALTER_CONFIGS' | 'DESCRIBE_CLUSTER';
+  // Consumer groups (the group coordinator).
+  | 'OFFSET_COMMIT' | 'OFFSET_FETCH' | 'FIND_COORDINATOR' | 'JOIN_GROUP' | 'HEARTBEAT' | 'LEAVE_GROUP' | 'SYNC_GROUP'
+  | 'DESCRIBE_GROUPS' | 'LIST_GROUPS' | 'DELETE_GROUPS' | 'OFFSET_DELETE';
 
 /** Decoded request bodies by API (types derived from the descriptions). */
 export interface RequestBodies {
@@ -46,6 +60,17 @@ export interface RequestBodies {
   readonly CREATE_PARTITIONS: CreatePartitionsRequest;
   readonly INCREMENTAL_ALTER_CONFIGS: IncrementalAlterConfigsRequest;
   readonly DESCRIBE_CLUSTER: DescribeClusterRequest;
+  readonly FIND_COORDINATOR: FindCoordinatorRequest;
+  readonly JOIN_GROUP: JoinGroupRequest;
+  readonly SYNC_GROUP: SyncGroupRequest;
+  readonly HEARTBEAT: HeartbeatRequest;
+  readonly LEAVE_GROUP: LeaveGroupRequest;
+  readonly OFFSET_COMMIT: OffsetCommitRequest;
+  readonly OFFSET_FETCH: OffsetFetchRequest;
+  readonly LIST_GROUPS: ListGroupsRequest;
+  readonly DESCRIBE_GROUPS: DescribeGroupsRequest;
+  readonly DELETE_GROUPS: DeleteGroupsRequest;
+  readonly OFFSET_DELETE: OffsetDeleteRequest;
 }
 
 /** Response bodies by API. */
@@ -64,6 +89,17 @@ export interface ResponseBodies {
   readonly CREATE_PARTITIONS: CreatePartitionsResponse;
   readonly INCREMENTAL_ALTER_CONFIGS: IncrementalAlterConfigsResponse;
   readonly DESCRIBE_CLUSTER: DescribeClusterResponse;
+  readonly FIND_COORDINATOR: FindCoordinatorResponse;
+  readonly JOIN_GROUP: JoinGroupResponse;
+  readonly SYNC_GROUP: SyncGroupResponse;
+  readonly HEARTBEAT: HeartbeatResponse;
+  readonly LEAVE_GROUP: LeaveGroupResponse;
+  readonly OFFSET_COMMIT: OffsetCommitResponse;
+  readonly OFFSET_FETCH: OffsetFetchResponse;
+  readonly LIST_GROUPS: ListGroupsResponse;
+  readonly DESCRIBE_GROUPS: DescribeGroupsResponse;
+  readonly DELETE_GROUPS: DeleteGroupsResponse;
+  readonly OFFSET_DELETE: OffsetDeleteResponse;
 }
 
 export interface ApiDescription {
@@ -80,6 +116,15 @@ export const API_DESCRIPTIONS: readonly ApiDescription[] = [
   { apiKey: 1, name: 'FETCH', request: FETCH_REQUEST, response: FETCH_RESPONSE },
   { apiKey: 2, name: 'LIST_OFFSETS', request: LIST_OFFSETS_REQUEST, response: LIST_OFFSETS_RESPONSE },
   { apiKey: 3, name: 'METADATA', request: METADATA_REQUEST, response: METADATA_RESPONSE },
+  { apiKey: 8, name: 'OFFSET_COMMIT', request: OFFSET_COMMIT_REQUEST, response: OFFSET_COMMIT_RESPONSE },
+  { apiKey: 9, name: 'OFFSET_FETCH', request: OFFSET_FETCH_REQUEST, response: OFFSET_FETCH_RESPONSE },
+  { apiKey: 10, name: 'FIND_COORDINATOR', request: FIND_COORDINATOR_REQUEST, response: FIND_COORDINATOR_RESPONSE },
+  { apiKey: 11, name: 'JOIN_GROUP', request: JOIN_GROUP_REQUEST, response: JOIN_GROUP_RESPONSE },
+  { apiKey: 12, name: 'HEARTBEAT', request: HEARTBEAT_REQUEST, response: HEARTBEAT_RESPONSE },
+  { apiKey: 13, name: 'LEAVE_GROUP', request: LEAVE_GROUP_REQUEST, response: LEAVE_GROUP_RESPONSE },
+  { apiKey: 14, name: 'SYNC_GROUP', request: SYNC_GROUP_REQUEST, response: SYNC_GROUP_RESPONSE },
+  { apiKey: 15, name: 'DESCRIBE_GROUPS', request: DESCRIBE_GROUPS_REQUEST, response: DESCRIBE_GROUPS_RESPONSE },
+  { apiKey: 16, name: 'LIST_GROUPS', request: LIST_GROUPS_REQUEST, response: LIST_GROUPS_RESPONSE },
   { apiKey: 18, name: 'API_VERSIONS', request: API_VERSIONS_REQUEST, response: API_VERSIONS_RESPONSE },
   { apiKey: 19, name: 'CREATE_TOPICS', request: CREATE_TOPICS_REQUEST, response: CREATE_TOPICS_RESPONSE },
   { apiKey: 20, name: 'DELETE_TOPICS', request: DELETE_TOPICS_REQUEST, response: DELETE_TOPICS_RESPONSE },
@@ -88,7 +133,9 @@ export const API_DESCRIPTIONS: readonly ApiDescription[] = [
   { apiKey: 32, name: 'DESCRIBE_CONFIGS', request: DESCRIBE_CONFIGS_REQUEST, response: DESCRIBE_CONFIGS_RESPONSE },
   { apiKey: 33, name: 'ALTER_CONFIGS', request: ALTER_CONFIGS_REQUEST, response: ALTER_CONFIGS_RESPONSE },
   { apiKey: 37, name: 'CREATE_PARTITIONS', request: CREATE_PARTITIONS_REQUEST, response: CREATE_PARTITIONS_RESPONSE },
+  { apiKey: 42, name: 'DELETE_GROUPS', request: DELETE_GROUPS_REQUEST, response: DELETE_GROUPS_RESPONSE },
   { apiKey: 44, name: 'INCREMENTAL_ALTER_CONFIGS', request: INCREMENTAL_ALTER_CONFIGS_REQUEST, response: INCREMENTAL_ALTER_CONFIGS_RESPONSE },
+  { apiKey: 47, name: 'OFFSET_DELETE', request: OFFSET_DELETE_REQUEST, response: OFFSET_DELETE_RESPONSE },
   { apiKey: 60, name: 'DESCRIBE_CLUSTER', request: DESCRIBE_CLUSTER_REQUEST, response: DESCRIBE_CLUSTER_RESPONSE },
 ];
 

@@ -13,6 +13,15 @@ export const ApiKey = {
   FETCH: 1,
   LIST_OFFSETS: 2,
   METADATA: 3,
+  OFFSET_COMMIT: 8,
+  OFFSET_FETCH: 9,
+  FIND_COORDINATOR: 10,
+  JOIN_GROUP: 11,
+  HEARTBEAT: 12,
+  LEAVE_GROUP: 13,
+  SYNC_GROUP: 14,
+  DESCRIBE_GROUPS: 15,
+  LIST_GROUPS: 16,
   API_VERSIONS: 18,
   CREATE_TOPICS: 19,
   DELETE_RECORDS: 21,
@@ -23,6 +32,8 @@ export const ApiKey = {
   CREATE_PARTITIONS: 37,
   INCREMENTAL_ALTER_CONFIGS: 44,
   DESCRIBE_CLUSTER: 60,
+  DELETE_GROUPS: 42,
+  OFFSET_DELETE: 47,
 } as const satisfies Readonly<Record<ApiName, number>>;
 
 export type ApiKeyId = (typeof ApiKey)[keyof typeof ApiKey];

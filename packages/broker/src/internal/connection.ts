@@ -35,6 +35,8 @@ import { FrameReader, decodeRequest } from '@seglog/protocol';
 import type { DecodedRequest, FinishedMessage, MemoryPool } from '@seglog/protocol';
 import { CompositeFetchPlan, releaseFrameParts } from './composite-fetch-plan.js';
 import { errorMessageOf } from './errors.js';
+import { isSeglogError } from '@seglog/common';
+import { kafkaApiName } from '../protocol/index.js';
 
 export interface ConnectionOptions {
   readonly maxFrameBytes: number;
@@ -44,7 +46,7 @@ export interface ConnectionOptions {
   /** connections.max.idle.ms; 0 = never closed for idleness. */
   readonly connectionsMaxIdleMs: number;
   /** Answers one request; null = no response (Produce with acks=0). */
-  readonly dispatch: (request: DecodedRequest) => Promise<FinishedMessage | null>;
+  readonly dispatch: (request: DecodedRequest, client: { readonly host: string }) => Promise<FinishedMessage | null>;
   /** Notices (protocol errors, handler failures). */
   readonly notice: (line: string) => void;
   readonly onClose: (connection: Connection) => void;
@@ -73,6 +75,8 @@ export class Connection {
   private readonly onMemory: () => void;
   /** connections.max.idle.ms timer, refreshed on progress; null when disabled. */
   private readonly idleTimer: NodeJS.Timeout | null;
+  /** The peer, as the group coordinator records it (Kafka's clientHost). */
+  private readonly client: { readonly host: string };
 
   constructor(socket: Socket, options: ConnectionOptions) {
     this.socket = socket;
@@ -91,6 +95,7 @@ export class Connection {
       this.progress();
       if (!this.closed) this.pump();
     };
+    this.client = { host: socket.remoteAddress ?? 'unknown' };
     this.idleTimer = options.connectionsMaxIdleMs > 0 ? setTimeout(() => this.onIdle(), options.connectionsMaxIdleMs).unref() : null;
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
@@ -189,7 +194,7 @@ export class Connection {
     }
     const slot: Slot = { done: false, message: null, closeAfter: false };
     this.slots.push(slot);
-    const handled = this.options.dispatch(request);
+    const handled = this.options.dispatch(request, this.client);
     // The frame's budget returns once its request is handled (produce batches are the log's by then).
     handled.then(() => this.options.pool.release(bytes), () => this.options.pool.release(bytes));
     handled.then((message) => {
@@ -207,7 +212,7 @@ export class Connection {
   }
 
   private failFrame(error: unknown): void {
-    this.options.notice(`connection ${this.describe()}: closing after a bad request: ${errorMessageOf(error)}`);
+    this.options.notice(`connection ${this.describe()}: closing after a bad request: ${this.explain(error)}`);
     this.readingStopped = true;
     this.socket.pause();
     this.slots.push({ done: true, message: null, closeAfter: true });
@@ -280,6 +285,22 @@ export class Connection {
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const resolve of waiters) resolve();
+  }
+
+  /**
+   * A request for an API we do not implement (or at a version we do not) is
+   * named: key, Kafka's name and version, so the notice says what a client
+   * wanted. Said once per connection and API: the connection closes after
+   * it, and the same client's retries arrive on new connections.
+   */
+  private explain(error: unknown): string {
+    if (!isSeglogError(error) || (error.code !== 'SEGLOG_ERR_PROTOCOL_UNKNOWN_API' && error.code !== 'SEGLOG_ERR_PROTOCOL_UNSUPPORTED_VERSION')) {
+      return errorMessageOf(error);
+    }
+    const apiKey = Number(error.context['apiKey']);
+    const version = Number(error.context['apiVersion']);
+    const what = error.code === 'SEGLOG_ERR_PROTOCOL_UNKNOWN_API' ? 'not implemented' : 'not supported at this version';
+    return `${errorMessageOf(error)} (API key ${apiKey} ${kafkaApiName(apiKey)} v${version}: ${what} by this broker)`;
   }
 
   private describe(): string {

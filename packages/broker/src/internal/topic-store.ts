@@ -226,6 +226,21 @@ export class TopicStore {
     return true;
   }
 
+  /**
+   * Creates one of the broker's internal topics (INTERNAL_TOPICS) with
+   * partitions 0..count-1: the coordinators' way past checkCreatable's
+   * refusal of internal names. Resolves false when it exists already.
+   */
+  async createInternal(topic: string, count: number): Promise<boolean> {
+    assert(INTERNAL_TOPICS.has(topic), 'TopicStore.createInternal: not an internal topic');
+    assert(Number.isInteger(count) && count >= 1, 'TopicStore.createInternal: count must be a positive integer');
+    if (this.topicMap.has(topic) || this.creating.has(topic)) return false;
+    const done = this.createPartitions(topic, count).finally(() => this.creating.delete(topic));
+    this.creating.set(topic, done);
+    await done;
+    return true;
+  }
+
   /** Resolves when a creation or change of `topic` in progress ends (at once if none). */
   async settled(topic: string): Promise<void> {
     await this.creating.get(topic)?.catch(() => undefined);

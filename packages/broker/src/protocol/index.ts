@@ -6,3 +6,5 @@
 export { KAFKA_ERROR_CODES, kafkaErrorCode, ApiKey, SUPPORTED_APIS, supportedApi, isVersionSupported } from '@seglog/protocol';
 export type { BrokerErrorName, ApiKeyId, ApiName, SupportedApi } from '@seglog/protocol';
 export { apiVersionsResponse, apiVersionsFallback } from './api-versions-response.js';
+
+export { KAFKA_API_NAMES, kafkaApiName } from './kafka-api-names.js';

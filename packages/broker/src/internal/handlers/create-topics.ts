@@ -17,6 +17,7 @@ import { NODE_ID, ZERO_UUID } from '../broker-context.js';
 import { errorCodeOf, errorMessageOf } from '../errors.js';
 import { isApiError } from '../topic-configs/api-error.js';
 import { validateTopicConfigs } from '../topic-configs/topic-config-defs.js';
+import { INTERNAL_TOPICS } from '../topic-store.js';
 
 export const MAX_PARTITIONS = 10_000;
 
@@ -58,6 +59,8 @@ async function createOne(ctx: BrokerContext, topic: CreatableTopic, validateOnly
     if (!isApiError(error)) throw error;
     return result(topic.name, error.error, error.message, -1);
   }
+  // Kafka refuses an internal name before looking for the topic (__consumer_offsets exists: the coordinator made it).
+  if (INTERNAL_TOPICS.has(topic.name)) return result(topic.name, 'INVALID_REQUEST', `Creation of internal topic ${topic.name} is prohibited.`, -1);
   await ctx.store.settled(topic.name);
   if (ctx.store.has(topic.name)) return result(topic.name, 'TOPIC_ALREADY_EXISTS', `topic '${topic.name}' already exists`, -1);
   try {

@@ -8,6 +8,7 @@ import type { MetadataPartition, MetadataRequest, MetadataResponse, MetadataTopi
 import type { BrokerContext } from '../broker-context.js';
 import { CLUSTER_ID, LEADER_EPOCH, NODE_ID, ZERO_UUID } from '../broker-context.js';
 import { errorCodeOf } from '../errors.js';
+import { INTERNAL_TOPICS } from '../topic-store.js';
 
 export async function handleMetadata(ctx: BrokerContext, request: MetadataRequest, version: number): Promise<MetadataResponse> {
   const requested = allTopics(request, version) ? null : request.topics;
@@ -68,7 +69,7 @@ async function describeTopic(ctx: BrokerContext, name: string, mayCreate: boolea
       offlineReplicas: [],
     });
   }
-  return { errorCode: 0, name, topicId: ZERO_UUID, isInternal: false, partitions, topicAuthorizedOperations: -2147483648 };
+  return { errorCode: 0, name, topicId: ZERO_UUID, isInternal: INTERNAL_TOPICS.has(name), partitions, topicAuthorizedOperations: -2147483648 };
 }
 
 function topicError(name: string | null, errorCode: number): MetadataTopic {

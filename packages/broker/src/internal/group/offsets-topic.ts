@@ -1,0 +1,123 @@
+// OffsetsTopic: the group coordinator's storage, Kafka's internal
+// `__consumer_offsets` topic through the engine (TopicStore → LogManager).
+//
+// Layout (Kafka's): a group's records all go to partition
+// Utils.abs(groupId.hashCode()) % partitions (Java's String.hashCode over
+// UTF-16 code units), one uncompressed v2 batch per coordinator write, keys and
+// values in Kafka's record formats (group-records.ts). So a group's records
+// are in one log, in the order the coordinator wrote them, and loading replays
+// them in that order (last write per key wins; a null value deletes).
+//
+// Durability: append() resolves when the batch is acknowledged as a produce
+// with acks=-1 is (--sync-on-ack: covered by an fdatasync; otherwise written
+// to the file), and moves the partition's high watermark. A write the log
+// refuses rejects with the log's error (the coordinator answers an error).
+//
+// Load: every partition is read from its log start to its end before the
+// coordinator answers; a record that does not decode is reported (once, with
+// its place) and skipped: one damaged record must not take every group down.
+
+import { assert } from '@seglog/common';
+import { RecordBatch, buildBatch, splitBatches } from '@seglog/records';
+import type { BrokerContext } from '../broker-context.js';
+import { LEADER_EPOCH } from '../broker-context.js';
+import { errorMessageOf } from '../errors.js';
+import { advanceHighWatermark } from '../handlers/produce.js';
+import type { PartitionLog } from '../topic-store.js';
+import type { GroupPersistence, GroupRecord } from './group-persistence.js';
+import { decodeGroupRecord, encodeGroupRecord } from './group-records.js';
+
+export const OFFSETS_TOPIC = '__consumer_offsets';
+/** Bytes read per step while loading. */
+const LOAD_READ_BYTES = 1 << 20;
+
+/** Kafka's Utils.abs(String.hashCode()) % count. */
+export function offsetsPartitionFor(groupId: string, count: number): number {
+  assert(Number.isInteger(count) && count >= 1, 'offsetsPartitionFor: count must be positive');
+  let hash = 0;
+  for (let i = 0; i < groupId.length; i++) hash = (Math.imul(hash, 31) + groupId.charCodeAt(i)) | 0;
+  const abs = hash === -2147483648 ? 0 : Math.abs(hash);
+  return abs % count;
+}
+
+export class OffsetsTopic implements GroupPersistence {
+  private readonly ctx: BrokerContext;
+  private readonly logs: readonly PartitionLog[];
+
+  private constructor(ctx: BrokerContext, logs: readonly PartitionLog[]) {
+    this.ctx = ctx;
+    this.logs = logs;
+  }
+
+  /** Opens (creating on first start) the topic with `partitions` partitions; an existing topic keeps its count. */
+  static async open(ctx: BrokerContext, partitions: number): Promise<OffsetsTopic> {
+    // Once log compaction lands, this topic is created with `cleanupPolicy: 'compact'` (Kafka's
+    // cleanup.policy=compact for __consumer_offsets): the lead wires it at merge.
+    if (!ctx.store.has(OFFSETS_TOPIC)) await ctx.store.createInternal(OFFSETS_TOPIC, partitions);
+    const count = ctx.store.partitionCount(OFFSETS_TOPIC);
+    const logs: PartitionLog[] = [];
+    for (let partition = 0; partition < count; partition++) {
+      const log = ctx.store.get(OFFSETS_TOPIC, partition);
+      assert(log !== undefined, 'OffsetsTopic.open: a partition is missing');
+      logs.push(log);
+    }
+    return new OffsetsTopic(ctx, logs);
+  }
+
+  get partitions(): number {
+    return this.logs.length;
+  }
+
+  async append(groupId: string, records: readonly GroupRecord[]): Promise<void> {
+    assert(records.length > 0, 'OffsetsTopic.append: no records');
+    const log = this.logs[offsetsPartitionFor(groupId, this.logs.length)];
+    assert(log !== undefined, 'OffsetsTopic.append: no partition');
+    const timestamp = Date.now();
+    const batch = buildBatch({ records: records.map((record) => ({ ...encodeGroupRecord(record), timestamp })) });
+    const result = await log.appendAsLeader(batch, { leaderEpoch: LEADER_EPOCH });
+    if (this.ctx.options.ackMode === 'sync') await log.durable(result.lastOffset);
+    else await log.written(result.lastOffset);
+    advanceHighWatermark(this.ctx, log, result.lastOffset + 1);
+  }
+
+  /** Every record of every partition, partition by partition, each in log order. */
+  async load(): Promise<GroupRecord[]> {
+    const out: GroupRecord[] = [];
+    for (const log of this.logs) await this.loadPartition(log, out);
+    return out;
+  }
+
+  private async loadPartition(log: PartitionLog, out: GroupRecord[]): Promise<void> {
+    let offset = log.logStartOffset;
+    const end = log.logEndOffset;
+    while (offset < end) {
+      const plan = await log.read(offset, LOAD_READ_BYTES);
+      let bytes: Buffer;
+      try {
+        bytes = await plan.toBuffer();
+      } finally {
+        await plan.release();
+      }
+      const batches = splitBatches(bytes);
+      if (batches.length === 0) break;
+      for (const batch of batches) {
+        if (batch.lastOffset < offset) continue;
+        this.readBatch(log, batch, out);
+        offset = batch.lastOffset + 1;
+      }
+    }
+  }
+
+  private readBatch(log: PartitionLog, batch: RecordBatch, out: GroupRecord[]): void {
+    if (batch.isControl) return;
+    for (const record of batch.toRecords()) {
+      if (record.key === null) continue;
+      try {
+        const decoded = decodeGroupRecord(record.key, record.value);
+        if (decoded !== null) out.push(decoded);
+      } catch (error) {
+        this.ctx.options.log(`seglog broker: groups: skipped an unreadable record at ${log.topic}-${log.partition}@${record.offset}: ${errorMessageOf(error)}`);
+      }
+    }
+  }
+}
