@@ -55,7 +55,8 @@ async function deleteTopics(names: string[], version = 4): Promise<[string | nul
 
 async function metadataTopics(): Promise<string[]> {
   const r = await client.request('METADATA', 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
-  return r.body.topics.map((t) => `${t.name ?? ''}:${t.partitions.length}`).sort();
+  // The group coordinator's internal __consumer_offsets is listed too (isInternal): not a user topic.
+  return r.body.topics.filter((t) => !t.isInternal).map((t) => `${t.name ?? ''}:${t.partitions.length}`).sort();
 }
 
 async function describe1(type: number, name: string, keys: string[] | null = null, version = 4): Promise<{ errorCode: number; configs: readonly DescribeConfigsResourceResult[] }> {

@@ -231,11 +231,12 @@ export class TopicStore {
    * partitions 0..count-1: the coordinators' way past checkCreatable's
    * refusal of internal names. Resolves false when it exists already.
    */
-  async createInternal(topic: string, count: number): Promise<boolean> {
+  async createInternal(topic: string, count: number, configs: Readonly<Record<string, string>> = {}): Promise<boolean> {
     assert(INTERNAL_TOPICS.has(topic), 'TopicStore.createInternal: not an internal topic');
     assert(Number.isInteger(count) && count >= 1, 'TopicStore.createInternal: count must be a positive integer');
     if (this.topicMap.has(topic) || this.creating.has(topic)) return false;
-    const done = this.createPartitions(topic, count).finally(() => this.creating.delete(topic));
+    const config = Object.keys(configs).length === 0 ? null : validateTopicConfigs(configs, this.config);
+    const done = this.createTopic(topic, count, configs, config).finally(() => this.creating.delete(topic));
     this.creating.set(topic, done);
     await done;
     return true;
