@@ -79,6 +79,9 @@ export async function appendWithConsumer(log: Log, s: SizeSetup, totals: Placeme
   const consumer = (async () => {
     let offset = start;
     while (offset < start + records) {
+      // written() refuses an offset not appended yet (SEGLOG_ERR_LOG_OFFSET_NOT_APPENDED):
+      // a caught-up tailer yields a turn until the producer has appended it.
+      while (offset >= log.logEndOffset) await new Promise<void>((resolve) => setImmediate(resolve));
       await log.written(offset);
       const plan = await log.read(offset, MiB);
       offset = plan.nextOffset;
