@@ -48,8 +48,9 @@ describe('README "Embed seglog in 20 lines"', () => {
   const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
   const block = /## Embed seglog in 20 lines\s+```js\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
 
-  it('is the first section and at most 20 lines', () => {
-    expect(/^# seglog\s+## Embed seglog in 20 lines/.test(readme)).toBe(true);
+  it('follows the quick start directly and is at most 20 lines', () => {
+    expect(/^# seglog\s+## Quick start\s+```sh\n[^`]*```[\s\S]*?\n## Embed seglog in 20 lines/.test(readme)).toBe(true);
+    expect(readme.indexOf('## Embed seglog')).toBeLessThan(readme.indexOf('## What seglog is'));
     expect(block.split('\n').filter((l) => l.trim() !== '').length).toBeLessThanOrEqual(20);
     expect(block).toContain("from '@seglog/log'");
   });
