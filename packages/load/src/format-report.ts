@@ -73,7 +73,7 @@ function groupLines(r: LoadReport): string[] {
       `${plural(g.commits, 'commit')}${g.commitFailures > 0 ? ` (${n(g.commitFailures)} fenced)` : ''}, ` +
       `duplicates ${n(g.duplicateRecords)}${g.duplicateRecords > 0 ? ' (fetched again after a rebalance)' : ''}`,
     `group     consume rate ${n(g.recordsPerSecond)} records/s, ${n(g.MBps, 2)} MB/s record batches (${n(g.recordsFetched)} records in ` +
-      `${n(g.durationMs / 1000, 3)} s, from the generation holding every member to the last end offset)`,
+      `${n(g.durationMs / 1000, 3)} s, from the generation holding every member to the last end offset; the group formed in ${n(g.formationMs / 1000, 3)} s)`,
   ];
   g.members.forEach((m, i) => lines.push(`          member ${i} ${m.memberId}: partitions ${m.partitions.join(',') || '-'}, ${n(m.recordsFetched)} records, ` +
     `${plural(m.commits, 'commit')}, generations ${m.generations.join(',')}${m.left === 'mid-run' ? ', left mid-run' : ''}`));

@@ -89,6 +89,8 @@ export interface GroupSummary {
   readonly recordsFetched: number;
   readonly duplicateRecords: number;
   readonly bytesFetched: number;
+  /** From connecting the members to the generation that held every member (includes the broker's group.initial.rebalance.delay.ms). */
+  readonly formationMs: number;
   /** From the generation that first held every member to the last partition reaching its end. */
   readonly durationMs: number;
   /** recordsFetched per second of durationMs. */
@@ -101,6 +103,7 @@ interface Shared {
   readonly setup: GroupConsumeSetup;
   readonly checker: LoadChecker;
   readonly failed: Set<number>;
+  readonly startedAt: number;
   formedAt: number | null;
   finishedAt: number | null;
   stopped: boolean;
@@ -140,7 +143,10 @@ export async function consumeAsGroup(s: GroupConsumeSetup, checker: LoadChecker)
     const bootstrap = await connect(s.host, s.port, 'group', s.requestTimeoutMs);
     const versions = await negotiateGroupVersions(bootstrap);
     const coordinator = await findCoordinator(bootstrap, versions, s.group);
-    const shared: Shared = { setup: s, checker, failed: new Set(), formedAt: null, finishedAt: null, stopped: false, fetchRequests: 0, idleRounds: 0, lastProgress: checker.nextOffsets.reduce((a, b) => a + b, 0) };
+    const shared: Shared = {
+      setup: s, checker, failed: new Set(), startedAt: performance.now(), formedAt: null, finishedAt: null, stopped: false,
+      fetchRequests: 0, idleRounds: 0, lastProgress: checker.nextOffsets.reduce((a, b) => a + b, 0),
+    };
     const members: GroupMember[] = [];
     const joinDeadlineMs = Math.max(s.requestTimeoutMs, s.rebalanceTimeoutMs + JOIN_DEADLINE_SLACK_MS);
     for (let i = 0; i < s.consumers; i++) {
@@ -191,7 +197,9 @@ async function runMember(member: GroupMember, shared: Shared): Promise<'end' | '
         shared.fetchRequests++;
         fetched = await member.fetchOnce(partitions);
         stalled = fetched === 0 ? stalled + 1 : 0;
-        if (stalled >= STALL_ROUNDS_MAX) stop(shared, `member ${member.setup.index}: no record in ${STALL_ROUNDS_MAX} fetches of partitions ${partitions.map((p) => p.partition).join(',')}`);
+        if (stalled >= STALL_ROUNDS_MAX) {
+          stop(shared, `member ${member.setup.index}: no record in ${STALL_ROUNDS_MAX} fetches of partitions ${partitions.map((p) => p.partition).join(',')}`);
+        }
       } else if (partitions.length > 0) {
         stop(shared, null);
       }
@@ -224,7 +232,8 @@ async function rest(shared: Shared): Promise<void> {
   }
   shared.idleRounds++;
   if (shared.idleRounds >= IDLE_ROUNDS_MAX * shared.setup.consumers) {
-    stop(shared, `no partition progressed in ${IDLE_ROUNDS_MAX} idle rounds of the members (formed: ${shared.formedAt !== null}, offsets ${shared.checker.nextOffsets.join(',')}, end ${shared.setup.endOffsets.join(',')})`);
+    const where = `formed: ${shared.formedAt !== null}, offsets ${shared.checker.nextOffsets.join(',')}, end ${shared.setup.endOffsets.join(',')}`;
+    stop(shared, `no partition progressed in ${IDLE_ROUNDS_MAX} idle rounds per member (${where})`);
   }
 }
 
@@ -249,7 +258,8 @@ function summarise(
     group: s.group, assignor: s.assignor, coordinator, members: summaries,
     generation: Math.max(-1, ...generations), rebalances: generations.size,
     commits: sum((m) => m.commits), commitFailures: sum((m) => m.commitFailures), recordsFetched, duplicateRecords: result.duplicateRecords, bytesFetched,
-    durationMs, recordsPerSecond: seconds > 0 ? recordsFetched / seconds : 0, MBps: seconds > 0 ? bytesFetched / 1e6 / seconds : 0,
+    formationMs: Math.max(0, formedAt - shared.startedAt), durationMs,
+    recordsPerSecond: seconds > 0 ? recordsFetched / seconds : 0, MBps: seconds > 0 ? bytesFetched / 1e6 / seconds : 0,
   };
   const consume: ConsumeResult = { kind: 'verified', fetchRequests: sum((m) => m.fetchRequests), bytesConsumed: bytesFetched, durationMs, ...result };
   return { consume, group };

@@ -66,7 +66,7 @@ describe('load client in consumer-group mode', () => {
     expect(g.MBps).toBeGreaterThan(0);
     const text = formatReport(report);
     expect(text).toMatch(/group     load-group-\d+ \(\w+\), 3 members, generation \d+, \d+ rebalances?, \d+ commits/);
-    expect(text).toMatch(/group     consume rate [\d,]+ records\/s, [\d.]+ MB\/s record batches/);
+    expect(text).toMatch(/group     consume rate [\d,]+ records\/s, [\d.]+ MB\/s record batches .*; the group formed in [\d.]+ s\)/);
     expect(text).toContain('duplicates 0');
   });
 
