@@ -76,7 +76,8 @@ function groupLines(r: LoadReport): string[] {
       `${n(g.durationMs / 1000, 3)} s, from the generation holding every member to the last end offset; the group formed in ${n(g.formationMs / 1000, 3)} s)`,
   ];
   g.members.forEach((m, i) => lines.push(`          member ${i} ${m.memberId}: partitions ${m.partitions.join(',') || '-'}, ${n(m.recordsFetched)} records, ` +
-    `${plural(m.commits, 'commit')}, generations ${m.generations.join(',')}${m.left === 'mid-run' ? ', left mid-run' : ''}`));
+    `${plural(m.commits, 'commit')}, generations ${m.generations.join(',')}${m.joined === 'mid-run' ? ', joined mid-run' : ''}` +
+    `${m.left === 'mid-run' ? ', left mid-run' : ''}`));
   return lines;
 }
 

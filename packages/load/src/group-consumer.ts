@@ -14,6 +14,12 @@
 // counts them as duplicates (reported, not a violation). A record missed
 // across a rebalance is a violation like any other.
 //
+// Test hooks (LoadOptions): groupLeave makes a member leave mid-run;
+// groupJoinLate keeps a member out until the group has fetched some records,
+// and from its JoinGroup until it is in, the others fetch nothing (they
+// heartbeat, see the rebalance, commit and rejoin), so that the join lands
+// mid-run whatever the machine's speed.
+//
 // Bounds (by counts, never by the machine's speed): maxFetchRequests over
 // all members; STALL_ROUNDS_MAX fetches in a row without a record by one
 // member; JOINS_MAX rebalances per member; IDLE_ROUNDS_MAX idle slices per
@@ -26,7 +32,7 @@ import { findCoordinator, negotiateGroupVersions } from './group-setup.js';
 import { KafkaConnection } from './kafka-connection.js';
 import type { LoadChecker } from './load-checker.js';
 import type { ConsumeResult } from './load-consumer.js';
-import type { LoadGroupLeave } from './load-options.js';
+import type { LoadGroupJoinLate, LoadGroupLeave } from './load-options.js';
 
 const IDLE_SLICE_MS = 10;
 const IDLE_ROUNDS_MAX = 6000;
@@ -55,6 +61,7 @@ export interface GroupConsumeSetup {
   readonly startOffsets: readonly number[];
   readonly endOffsets: readonly number[];
   readonly groupLeave: LoadGroupLeave | null;
+  readonly groupJoinLate: LoadGroupJoinLate | null;
 }
 
 export interface GroupMemberSummary {
@@ -72,6 +79,8 @@ export interface GroupMemberSummary {
   readonly resumedFromCommit: number;
   /** 'end': left after the phase; 'mid-run': left early (the groupLeave test hook). */
   readonly left: 'end' | 'mid-run';
+  /** 'start': joined to form the group; 'mid-run': joined late (the groupJoinLate test hook). */
+  readonly joined: 'start' | 'mid-run';
 }
 
 export interface GroupSummary {
@@ -108,6 +117,10 @@ interface Shared {
   finishedAt: number | null;
   stopped: boolean;
   fetchRequests: number;
+  /** Records fetched by all members (duplicates included). */
+  recordsFetched: number;
+  /** groupJoinLate: the late member is joining; the others hold their fetches until it is in. */
+  lateJoinPending: boolean;
   idleRounds: number;
   lastProgress: number;
 }
@@ -145,7 +158,7 @@ export async function consumeAsGroup(s: GroupConsumeSetup, checker: LoadChecker)
     const coordinator = await findCoordinator(bootstrap, versions, s.group);
     const shared: Shared = {
       setup: s, checker, failed: new Set(), startedAt: performance.now(), formedAt: null, finishedAt: null, stopped: false,
-      fetchRequests: 0, idleRounds: 0, lastProgress: checker.nextOffsets.reduce((a, b) => a + b, 0),
+      fetchRequests: 0, recordsFetched: 0, lateJoinPending: false, idleRounds: 0, lastProgress: checker.nextOffsets.reduce((a, b) => a + b, 0),
     };
     const members: GroupMember[] = [];
     const joinDeadlineMs = Math.max(s.requestTimeoutMs, s.rebalanceTimeoutMs + JOIN_DEADLINE_SLACK_MS);
@@ -174,6 +187,14 @@ export async function consumeAsGroup(s: GroupConsumeSetup, checker: LoadChecker)
 async function runMember(member: GroupMember, shared: Shared): Promise<'end' | 'mid-run'> {
   const s = shared.setup;
   try {
+    const late = s.groupJoinLate;
+    if (late !== null && late.member === member.setup.index) {
+      while (!shared.stopped && shared.recordsFetched < late.afterRecords && !isDone(shared)) await rest(shared);
+      if (shared.stopped || isDone(shared)) return 'end';
+      shared.lateJoinPending = true;
+      await member.join();
+      shared.lateJoinPending = false;
+    }
     let stalled = 0;
     while (!shared.stopped) {
       if (member.needsJoin) {
@@ -182,7 +203,8 @@ async function runMember(member: GroupMember, shared: Shared): Promise<'end' | '
           break;
         }
         await member.join();
-        if (member.isLeader && member.ledMembers >= s.consumers && shared.formedAt === null) shared.formedAt = performance.now();
+        const forming = s.consumers - (s.groupJoinLate === null ? 0 : 1);
+        if (member.isLeader && member.ledMembers >= forming && shared.formedAt === null) shared.formedAt = performance.now();
         continue;
       }
       const leave = s.groupLeave;
@@ -191,11 +213,12 @@ async function runMember(member: GroupMember, shared: Shared): Promise<'end' | '
         await member.leave();
         return 'mid-run';
       }
-      const partitions: FetchPartition[] = shared.formedAt === null ? [] : member.fetchable();
+      const partitions: FetchPartition[] = shared.formedAt === null || shared.lateJoinPending ? [] : member.fetchable();
       let fetched = 0;
       if (partitions.length > 0 && shared.fetchRequests < s.maxFetchRequests) {
         shared.fetchRequests++;
         fetched = await member.fetchOnce(partitions);
+        shared.recordsFetched += fetched;
         stalled = fetched === 0 ? stalled + 1 : 0;
         if (stalled >= STALL_ROUNDS_MAX) {
           stop(shared, `member ${member.setup.index}: no record in ${STALL_ROUNDS_MAX} fetches of partitions ${partitions.map((p) => p.partition).join(',')}`);
@@ -247,7 +270,7 @@ function summarise(
   const summaries: GroupMemberSummary[] = members.map((m, i) => ({
     memberId: m.memberId, generations: [...m.generations], partitions: [...m.lastAssigned], recordsFetched: m.recordsFetched,
     fetchRequests: m.fetchRequests, commits: m.commits, commitFailures: m.commitFailures, heartbeats: m.heartbeats,
-    resumedFromCommit: m.resumedFromCommit, left: left[i] ?? 'end',
+    resumedFromCommit: m.resumedFromCommit, left: left[i] ?? 'end', joined: s.groupJoinLate?.member === i ? 'mid-run' : 'start',
   }));
   const sum = (f: (m: GroupMember) => number): number => members.reduce((a, m) => a + f(m), 0);
   const recordsFetched = sum((m) => m.recordsFetched);

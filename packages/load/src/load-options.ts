@@ -48,6 +48,16 @@ export interface LoadGroupLeave {
   readonly commit: boolean;
 }
 
+/**
+ * Test-only: consumer-group member `member` joins only once the group has
+ * fetched at least `afterRecords` records (the group forms without it): the
+ * members consuming then rebalance (commit, rejoin) to let it in.
+ */
+export interface LoadGroupJoinLate {
+  readonly member: number;
+  readonly afterRecords: number;
+}
+
 export interface LoadOptions {
   readonly host: string;
   readonly port: number;
@@ -137,6 +147,7 @@ export interface LoadOptions {
   /** auto.commit.interval.ms (Kafka 5000): each member commits its positions this often, and at the end. */
   readonly autoCommitIntervalMs: number;
   readonly groupLeave: LoadGroupLeave | null;
+  readonly groupJoinLate: LoadGroupJoinLate | null;
 }
 
 export const LOAD_DEFAULTS: LoadOptions = Object.freeze({
@@ -182,6 +193,7 @@ export const LOAD_DEFAULTS: LoadOptions = Object.freeze({
   heartbeatIntervalMs: 3000,
   autoCommitIntervalMs: 5000,
   groupLeave: null,
+  groupJoinLate: null,
 });
 
 /** Room beyond a record's value for it to fit a batch alone: header 61, record framing <= 30, codec framing. */
@@ -255,7 +267,7 @@ function checkGroupOptions(o: LoadOptions): void {
   positiveInt('heartbeatIntervalMs', o.heartbeatIntervalMs, 0x7fffffff);
   positiveInt('autoCommitIntervalMs', o.autoCommitIntervalMs, 0x7fffffff);
   if (o.group === null) {
-    if (o.consumers !== 1 || o.groupLeave !== null) throw usage('consumers and groupLeave need a group');
+    if (o.consumers !== 1 || o.groupLeave !== null || o.groupJoinLate !== null) throw usage('consumers, groupLeave and groupJoinLate need a group');
     return;
   }
   if (o.group.length === 0 || o.group.length > 255) throw usage('group must be 1..255 characters');
@@ -266,4 +278,9 @@ function checkGroupOptions(o: LoadOptions): void {
     throw usage('groupLeave.member must be one of the consumers and afterRecords a count');
   }
   if (leave !== null && o.consumers < 2) throw usage('groupLeave needs a second consumer to take the partitions over');
+  const late = o.groupJoinLate;
+  if (late !== null && !(Number.isInteger(late.member) && late.member >= 0 && late.member < o.consumers && Number.isSafeInteger(late.afterRecords) && late.afterRecords >= 0)) {
+    throw usage('groupJoinLate.member must be one of the consumers and afterRecords a count');
+  }
+  if (late !== null && (o.consumers < 2 || leave?.member === late.member)) throw usage('groupJoinLate needs another consumer that starts, and not the member that leaves');
 }

@@ -142,3 +142,38 @@ describe('load client in consumer-group mode', () => {
     await expect(runLoad({ ...BASE, port: broker.port, group: 'g', groupLeave: { member: 0, afterRecords: 1, commit: true } })).rejects.toMatchObject({ code: 'SEGLOG_ERR_LOAD_USAGE' });
   });
 });
+
+describe('load client in consumer-group mode: a member joining mid-run', () => {
+  let dir: string;
+  let broker: Broker;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'seglog-load-group-join-'));
+    broker = await Broker.start({ dataDir: dir, port: 0, log: () => undefined, groupInitialRebalanceDelayMs: 300 });
+  });
+
+  afterAll(async () => {
+    await broker.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the consuming member commits, rejoins and hands half its partitions over; nothing missed, nothing twice', async () => {
+    const report = await runLoad({ ...BASE, port: broker.port, topic: 'join-late', group: 'join-late', consumers: 2, groupJoinLate: { member: 1, afterRecords: 3000 } });
+    if (report.consume.kind !== 'verified' || report.group === null) throw new Error(report.consume.kind);
+    expect(report.consume.violations).toEqual([]);
+    expect(report.consume.recordsConsumed).toBe(16_000);
+    expect(report.consume.duplicateRecords).toBe(0);
+    const [first, late] = report.group.members as [NonNullable<typeof report.group>['members'][0], NonNullable<typeof report.group>['members'][0]];
+    expect(late.joined).toBe('mid-run');
+    expect(first.generations.length).toBeGreaterThanOrEqual(2); // formed alone, then rebalanced for the late member
+    expect(first.generations.at(-1)).toBe(late.generations.at(-1));
+    expect([...first.partitions, ...late.partitions].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(late.partitions).toHaveLength(4);
+    expect(late.resumedFromCommit).toBe(4); // the first member committed its positions before giving them up
+    expect(late.recordsFetched).toBeGreaterThan(0);
+    expect(first.recordsFetched).toBeGreaterThanOrEqual(3000);
+    expect(first.recordsFetched + late.recordsFetched).toBe(16_000);
+    expect(formatReport(report)).toMatch(/member 1 .*joined mid-run/);
+    expect(report.ok).toBe(true);
+  });
+});
