@@ -112,6 +112,8 @@ interface Shared {
   readonly setup: GroupConsumeSetup;
   readonly checker: LoadChecker;
   readonly failed: Set<number>;
+  /** Closes every connection: a member that failed ends the others' pending requests (a JoinGroup may wait minutes). */
+  readonly abort: () => void;
   readonly startedAt: number;
   formedAt: number | null;
   finishedAt: number | null;
@@ -157,7 +159,7 @@ export async function consumeAsGroup(s: GroupConsumeSetup, checker: LoadChecker)
     const versions = await negotiateGroupVersions(bootstrap);
     const coordinator = await findCoordinator(bootstrap, versions, s.group);
     const shared: Shared = {
-      setup: s, checker, failed: new Set(), startedAt: performance.now(), formedAt: null, finishedAt: null, stopped: false,
+      setup: s, checker, failed: new Set(), abort: () => connections.forEach((c) => c.close()), startedAt: performance.now(), formedAt: null, finishedAt: null, stopped: false,
       fetchRequests: 0, recordsFetched: 0, lateJoinPending: false, idleRounds: 0, lastProgress: checker.nextOffsets.reduce((a, b) => a + b, 0),
     };
     const members: GroupMember[] = [];
@@ -240,6 +242,7 @@ async function runMember(member: GroupMember, shared: Shared): Promise<'end' | '
     return 'end';
   } catch (error) {
     shared.stopped = true;
+    shared.abort();
     throw error;
   }
 }

@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Broker } from '@seglog/broker';
 import { formatReport, parseLoadArgs } from '../src/index.js';
+import { KafkaConnection } from '../src/kafka-connection.js';
 import { runLoad } from '../src/run-load.js';
 import type { LoadOptions } from '../src/load-options.js';
 
@@ -125,6 +126,24 @@ describe('load client in consumer-group mode', () => {
     expect(report.integrityOk).toBe(false);
     if (report.consume.kind !== 'verified') throw new Error(report.consume.kind);
     expect(report.consume.violations.some((v) => /partition 5: acknowledged record at offset 9 .* was not consumed/.test(v))).toBe(true);
+  });
+
+  it('a group another client holds with another assignor: a typed SEGLOG_ERR_LOAD_GROUP, every member stopped', async () => {
+    const names = next();
+    const other = await KafkaConnection.connect({ host: '127.0.0.1', port: broker.port, clientId: 'other', requestTimeoutMs: 20_000, maxResponseBytes: 1 << 20 });
+    try {
+      const join = (memberId: string) => other.request('JOIN_GROUP', 5, {
+        groupId: names.group, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 10_000, memberId, groupInstanceId: null,
+        protocolType: 'consumer', protocols: [{ name: 'sticky', metadata: Buffer.alloc(0) }], reason: null,
+      });
+      const first = await join('');
+      const joined = first.errorCode === 79 ? await join(first.memberId) : first; // MEMBER_ID_REQUIRED
+      expect(joined.errorCode).toBe(0);
+      await expect(runLoad({ ...BASE, port: broker.port, ...names, consumers: 2 }))
+        .rejects.toMatchObject({ code: 'SEGLOG_ERR_LOAD_GROUP', message: expect.stringMatching(/JoinGroup .* INCONSISTENT_GROUP_PROTOCOL/) as string });
+    } finally {
+      other.close();
+    }
   });
 
   it('options: --group, --consumers, --assignor and the group timeouts parse; bad combinations are usage errors', async () => {
