@@ -64,7 +64,24 @@ function consumeLines(r: LoadReport): string[] {
   }
 }
 
+function groupLines(r: LoadReport): string[] {
+  const g = r.group;
+  if (g === null) return [];
+  const plural = (x: number, word: string): string => `${n(x)} ${word}${x === 1 ? '' : 's'}`;
+  const lines = [
+    `group     ${g.group} (${g.assignor}), ${plural(g.members.length, 'member')}, generation ${g.generation}, ${plural(g.rebalances, 'rebalance')}, ` +
+      `${plural(g.commits, 'commit')}${g.commitFailures > 0 ? ` (${n(g.commitFailures)} fenced)` : ''}, ` +
+      `duplicates ${n(g.duplicateRecords)}${g.duplicateRecords > 0 ? ' (fetched again after a rebalance)' : ''}`,
+    `group     consume rate ${n(g.recordsPerSecond)} records/s, ${n(g.MBps, 2)} MB/s record batches (${n(g.recordsFetched)} records in ` +
+      `${n(g.durationMs / 1000, 3)} s, from the generation holding every member to the last end offset; the group formed in ${n(g.formationMs / 1000, 3)} s)`,
+  ];
+  g.members.forEach((m, i) => lines.push(`          member ${i} ${m.memberId}: partitions ${m.partitions.join(',') || '-'}, ${n(m.recordsFetched)} records, ` +
+    `${plural(m.commits, 'commit')}, generations ${m.generations.join(',')}${m.joined === 'mid-run' ? ', joined mid-run' : ''}` +
+    `${m.left === 'mid-run' ? ', left mid-run' : ''}`));
+  return lines;
+}
+
 export function formatReport(r: LoadReport): string {
   const verdict = r.ok ? 'result    OK' : `result    FAILED (${r.integrityOk ? 'not every record was acknowledged' : 'integrity violations'})`;
-  return [header(r), ...produceLines(r), cpuLine(r), ...consumeLines(r), verdict].join('\n');
+  return [header(r), ...produceLines(r), cpuLine(r), ...consumeLines(r), ...groupLines(r), verdict].join('\n');
 }

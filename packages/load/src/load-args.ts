@@ -3,6 +3,8 @@
 
 import type { CodecName } from '@seglog/records';
 import { parseArgs } from 'node:util';
+import { GROUP_ASSIGNORS } from './group-assignor.js';
+import type { GroupAssignor } from './group-assignor.js';
 import { LoadErrorCode, loadError } from './load-error.js';
 import type { LoadOptions } from './load-options.js';
 import { PAYLOAD_KINDS } from './payload.js';
@@ -35,6 +37,14 @@ export const LOAD_USAGE = `usage: pnpm load [--] (or: seglog-load) --topic T (--
   --no-verify                skip the consume-and-check phase
   --broker-pid PID           measure the broker's CPU from /proc/PID/stat
   --request-timeout-ms MS    per request (default 30000)
+  --group G                  consume as consumer group G (JoinGroup/SyncGroup, heartbeats, commits) instead of
+                             fetching every partition directly
+  --consumers N              group members (default 1), each with its own connections
+  --assignor A               range|roundrobin (default range), run by the group's leader
+  --session-timeout-ms MS    session.timeout.ms (default 45000)
+  --rebalance-timeout-ms MS  JoinGroup rebalance timeout, max.poll.interval.ms (default 300000)
+  --heartbeat-interval-ms MS heartbeat.interval.ms (default 3000)
+  --auto-commit-interval-ms MS  auto.commit.interval.ms: each member commits this often and at the end (default 5000)
   --json                     print the report as JSON
   --help`;
 
@@ -73,6 +83,8 @@ export function parseLoadArgs(argv: readonly string[]): { options: Partial<LoadO
         'streaming-compression': { type: 'boolean' }, 'max-batch-bytes': { type: 'string' }, 'buffer-bytes': { type: 'string' },
         payload: { type: 'string' },
         'no-verify': { type: 'boolean' }, 'broker-pid': { type: 'string' }, 'request-timeout-ms': { type: 'string' },
+        group: { type: 'string' }, consumers: { type: 'string' }, assignor: { type: 'string' }, 'session-timeout-ms': { type: 'string' },
+        'rebalance-timeout-ms': { type: 'string' }, 'heartbeat-interval-ms': { type: 'string' }, 'auto-commit-interval-ms': { type: 'string' },
         json: { type: 'boolean' }, help: { type: 'boolean' },
       },
     }));
@@ -118,6 +130,16 @@ export function parseLoadArgs(argv: readonly string[]): { options: Partial<LoadO
   if (values.payload !== undefined) {
     if (!PAYLOAD_KINDS.includes(values.payload as PayloadKind)) throw loadError(LoadErrorCode.USAGE, `--payload must be one of ${PAYLOAD_KINDS.join(', ')}`);
     o.payload = values.payload as PayloadKind;
+  }
+  if (values.group !== undefined) o.group = values.group;
+  set('consumers', int('consumers', values.consumers, 1));
+  set('sessionTimeoutMs', int('session-timeout-ms', values['session-timeout-ms'], 1));
+  set('rebalanceTimeoutMs', int('rebalance-timeout-ms', values['rebalance-timeout-ms'], 1));
+  set('heartbeatIntervalMs', int('heartbeat-interval-ms', values['heartbeat-interval-ms'], 1));
+  set('autoCommitIntervalMs', int('auto-commit-interval-ms', values['auto-commit-interval-ms'], 1));
+  if (values.assignor !== undefined) {
+    if (!GROUP_ASSIGNORS.includes(values.assignor as GroupAssignor)) throw loadError(LoadErrorCode.USAGE, `--assignor must be one of ${GROUP_ASSIGNORS.join(', ')}`);
+    o.assignor = values.assignor as GroupAssignor;
   }
   if (values['streaming-compression'] === true) o.streamingCompression = true;
   if (values.idempotent === true) o.idempotent = true;

@@ -13,6 +13,11 @@
 //   - idempotent: the batch carries the producer's id and epoch, each record's
 //     sequence equals the payload's, and each producer's sequences per
 //     partition are contiguous from 0 in offset order.
+// Group mode (group-consumer.ts) feeds batches through checkGroupBatch: a
+// member that resumes a partition from its committed offset after a
+// rebalance may fetch records again that were already checked; those are
+// counted as duplicates (reported, never a violation, never counted as
+// consumed), and what follows them is checked as above.
 // Per-record work uses typed arrays and a reused scratch buffer: no
 // allocation, closure or promise per record.
 
@@ -52,6 +57,8 @@ export interface CheckerResult {
   readonly unacknowledgedPresent: number;
   /** Records with an unknown outcome that are not in the log (allowed). */
   readonly uncertainMissing: number;
+  /** Group mode: records fetched again below a partition's checked offset (redelivered after a rebalance). */
+  readonly duplicateRecords: number;
   readonly violationCount: number;
   readonly violations: readonly string[];
 }
@@ -75,6 +82,9 @@ export class LoadChecker {
   private recordsConsumed: number;
   private batchesConsumed: number;
   private unacknowledgedPresent: number;
+  private duplicateRecords: number;
+  /** While a group batch that starts below the partition's next offset is checked. */
+  private redelivering: boolean;
 
   constructor(setup: CheckerSetup) {
     assert(setup.startOffsets.length === setup.partitions, 'LoadChecker: one start offset per partition');
@@ -104,6 +114,8 @@ export class LoadChecker {
     this.recordsConsumed = 0;
     this.batchesConsumed = 0;
     this.unacknowledgedPresent = 0;
+    this.duplicateRecords = 0;
+    this.redelivering = false;
     this.loadExpectations();
   }
 
@@ -140,6 +152,28 @@ export class LoadChecker {
     });
   }
 
+  /**
+   * Group mode: one batch a member fetched. A batch wholly below the
+   * partition's next offset is a redelivery (its records count as
+   * duplicates); one that starts below it is checked from the next offset
+   * on; any other is checked as by checkBatch (a gap is a violation).
+   */
+  checkGroupBatch(partition: number, bytes: Buffer): void {
+    const baseOffset = Number(bytes.readBigInt64BE(0));
+    const nextOffset = baseOffset + bytes.readInt32BE(23) + 1;
+    const expected = this.nextOffsets[partition] as number;
+    if (nextOffset <= expected) {
+      this.duplicateRecords += bytes.readInt32BE(57);
+      return;
+    }
+    this.redelivering = baseOffset < expected;
+    try {
+      this.checkBatch(partition, bytes);
+    } finally {
+      this.redelivering = false;
+    }
+  }
+
   /** Checks one fetched batch of `partition` (whole batch bytes); advances the partition's next offset. */
   checkBatch(partition: number, bytes: Buffer): void {
     let batchBytes = bytes;
@@ -156,7 +190,7 @@ export class LoadChecker {
     const batch = new RecordBatch(batchBytes); // one view per batch
     const expectedBase = this.nextOffsets[partition] as number;
     this.batchesConsumed++;
-    if (batch.baseOffset !== expectedBase) {
+    if (batch.baseOffset !== expectedBase && !this.redelivering) {
       this.violation(`partition ${partition}: batch at offset ${batch.baseOffset}, expected ${expectedBase} (offsets not contiguous)`);
     }
     this.nextOffsets[partition] = Math.max(expectedBase, batch.nextOffset);
@@ -176,6 +210,10 @@ export class LoadChecker {
 
   private checkRecord(partition: number, batch: RecordBatch): void {
     const offset = this.cursor.offset;
+    if (this.redelivering && offset < (this.nextRecordOffsets[partition] as number)) {
+      this.duplicateRecords++;
+      return;
+    }
     const c = this.setup.corruption;
     const start = this.setup.startOffsets[partition] as number;
     if (c !== null && c.kind === 'skip-offset' && c.partition === partition && start + c.offset === offset) return;
@@ -291,7 +329,7 @@ export class LoadChecker {
     });
     return {
       recordsConsumed: this.recordsConsumed, batchesConsumed: this.batchesConsumed, unacknowledgedPresent: this.unacknowledgedPresent,
-      uncertainMissing, violationCount: this.violationCount, violations: [...this.violations],
+      uncertainMissing, duplicateRecords: this.duplicateRecords, violationCount: this.violationCount, violations: [...this.violations],
     };
   }
 

@@ -41,7 +41,7 @@ function fetchRequest(setup: ConsumeSetup, partitions: readonly FetchPartition[]
 }
 
 /** Whole batches in `records` (a trailing partial batch is cut off, as Kafka allows). */
-function forEachBatch(records: Buffer, visit: (batch: Buffer) => void): number {
+export function forEachBatch(records: Buffer, visit: (batch: Buffer) => void): number {
   let at = 0;
   let bytes = 0;
   while (at + 61 <= records.length) {

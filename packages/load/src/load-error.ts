@@ -1,6 +1,7 @@
 // Operating errors of the load/diagnostic client (`pnpm load`): a usage
 // mistake, a connection that failed or closed, a request that timed out, and
-// a setup step the broker refused (topic, metadata, producer id). Integrity
+// a setup step the broker refused (topic, metadata, producer id), a group
+// step the coordinator refused with a non-retriable error. Integrity
 // violations are not errors: they are collected in the report.
 
 import { SeglogError } from '@seglog/common';
@@ -10,6 +11,7 @@ export const LoadErrorCode = {
   CONNECTION: 'SEGLOG_ERR_LOAD_CONNECTION',
   TIMEOUT: 'SEGLOG_ERR_LOAD_TIMEOUT',
   SETUP: 'SEGLOG_ERR_LOAD_SETUP',
+  GROUP: 'SEGLOG_ERR_LOAD_GROUP',
 } as const;
 export type LoadErrorCodeName = (typeof LoadErrorCode)[keyof typeof LoadErrorCode];
 

@@ -6,6 +6,8 @@
 
 import type { CodecName } from '@seglog/records';
 import type { Broker } from '@seglog/broker';
+import { GROUP_ASSIGNORS } from './group-assignor.js';
+import type { GroupAssignor } from './group-assignor.js';
 import { LoadErrorCode, loadError } from './load-error.js';
 import { PAYLOAD_HEADER_BYTES, PAYLOAD_KINDS } from './payload.js';
 import type { PayloadKind } from './payload.js';
@@ -31,6 +33,29 @@ export interface LoadCorruption {
  */
 export interface LoadLostResponse {
   readonly partition: number;
+}
+
+/**
+ * Test-only: consumer-group member `member` leaves the group mid-run, once it
+ * has fetched at least `afterRecords` records; with `commit` it first
+ * commits its positions (a clean shutdown), without it its records since the
+ * last commit are fetched again by the member that takes its partitions
+ * over (the report counts them as duplicates).
+ */
+export interface LoadGroupLeave {
+  readonly member: number;
+  readonly afterRecords: number;
+  readonly commit: boolean;
+}
+
+/**
+ * Test-only: consumer-group member `member` joins only once the group has
+ * fetched at least `afterRecords` records (the group forms without it): the
+ * members consuming then rebalance (commit, rejoin) to let it in.
+ */
+export interface LoadGroupJoinLate {
+  readonly member: number;
+  readonly afterRecords: number;
 }
 
 export interface LoadOptions {
@@ -103,6 +128,26 @@ export interface LoadOptions {
   readonly maxViolationsReported: number;
   readonly corruption: LoadCorruption | null;
   readonly lostResponse: LoadLostResponse | null;
+  /**
+   * group.id: consume as a consumer group of `consumers` members
+   * (group-consumer.ts) instead of fetching every partition directly; null =
+   * no group.
+   */
+  readonly group: string | null;
+  /** Members of the group (each with its own coordinator and fetch connections). */
+  readonly consumers: number;
+  /** partition.assignment.strategy of every member: 'range' (Kafka's default) or 'roundrobin'. */
+  readonly assignor: GroupAssignor;
+  /** session.timeout.ms (Kafka 45000). */
+  readonly sessionTimeoutMs: number;
+  /** JoinGroup's rebalance timeout, Kafka's max.poll.interval.ms (300000). */
+  readonly rebalanceTimeoutMs: number;
+  /** heartbeat.interval.ms (Kafka 3000). */
+  readonly heartbeatIntervalMs: number;
+  /** auto.commit.interval.ms (Kafka 5000): each member commits its positions this often, and at the end. */
+  readonly autoCommitIntervalMs: number;
+  readonly groupLeave: LoadGroupLeave | null;
+  readonly groupJoinLate: LoadGroupJoinLate | null;
 }
 
 export const LOAD_DEFAULTS: LoadOptions = Object.freeze({
@@ -140,6 +185,15 @@ export const LOAD_DEFAULTS: LoadOptions = Object.freeze({
   maxViolationsReported: 100,
   corruption: null,
   lostResponse: null,
+  group: null,
+  consumers: 1,
+  assignor: 'range',
+  sessionTimeoutMs: 45_000,
+  rebalanceTimeoutMs: 300_000,
+  heartbeatIntervalMs: 3000,
+  autoCommitIntervalMs: 5000,
+  groupLeave: null,
+  groupJoinLate: null,
 });
 
 /** Room beyond a record's value for it to fit a batch alone: header 61, record framing <= 30, codec framing. */
@@ -201,5 +255,32 @@ export function resolveLoadOptions(partial: Partial<LoadOptions>): LoadOptions {
   if (o.topic.length === 0 || o.topic.length > 249) throw usage('topic must be 1..249 characters');
   if (!Number.isInteger(o.port) || o.port < 1 || o.port > 65535) throw usage(`port must be in 1..65535, got ${o.port}`);
   if (o.brokerPid !== null) positiveInt('brokerPid', o.brokerPid);
+  checkGroupOptions(o);
   return o;
+}
+
+function checkGroupOptions(o: LoadOptions): void {
+  positiveInt('consumers', o.consumers, 1000);
+  if (!GROUP_ASSIGNORS.includes(o.assignor)) throw usage(`assignor must be one of ${GROUP_ASSIGNORS.join(', ')}, got ${String(o.assignor)}`);
+  positiveInt('sessionTimeoutMs', o.sessionTimeoutMs, 0x7fffffff);
+  positiveInt('rebalanceTimeoutMs', o.rebalanceTimeoutMs, 0x7fffffff);
+  positiveInt('heartbeatIntervalMs', o.heartbeatIntervalMs, 0x7fffffff);
+  positiveInt('autoCommitIntervalMs', o.autoCommitIntervalMs, 0x7fffffff);
+  if (o.group === null) {
+    if (o.consumers !== 1 || o.groupLeave !== null || o.groupJoinLate !== null) throw usage('consumers, groupLeave and groupJoinLate need a group');
+    return;
+  }
+  if (o.group.length === 0 || o.group.length > 255) throw usage('group must be 1..255 characters');
+  if (o.heartbeatIntervalMs >= o.sessionTimeoutMs) throw usage('heartbeatIntervalMs must be lower than sessionTimeoutMs (as Kafka requires)');
+  if (!o.verify) throw usage('a group consumes in the verify phase: give group without no-verify');
+  const leave = o.groupLeave;
+  if (leave !== null && !(Number.isInteger(leave.member) && leave.member >= 0 && leave.member < o.consumers && Number.isSafeInteger(leave.afterRecords) && leave.afterRecords >= 0)) {
+    throw usage('groupLeave.member must be one of the consumers and afterRecords a count');
+  }
+  if (leave !== null && o.consumers < 2) throw usage('groupLeave needs a second consumer to take the partitions over');
+  const late = o.groupJoinLate;
+  if (late !== null && !(Number.isInteger(late.member) && late.member >= 0 && late.member < o.consumers && Number.isSafeInteger(late.afterRecords) && late.afterRecords >= 0)) {
+    throw usage('groupJoinLate.member must be one of the consumers and afterRecords a count');
+  }
+  if (late !== null && (o.consumers < 2 || leave?.member === late.member)) throw usage('groupJoinLate needs another consumer that starts, and not the member that leaves');
 }

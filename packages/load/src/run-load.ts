@@ -7,6 +7,8 @@
 
 import type { CpuSample, CpuScope } from './cpu-probe.js';
 import { CpuProbe } from './cpu-probe.js';
+import { consumeAsGroup } from './group-consumer.js';
+import type { GroupSummary } from './group-consumer.js';
 import { KafkaConnection } from './kafka-connection.js';
 import { LatencyRecorder } from './latency-recorder.js';
 import type { LatencySummary } from './latency-recorder.js';
@@ -81,6 +83,8 @@ export interface LoadReport {
   readonly produce: ProduceSummary;
   readonly brokerCpu: BrokerCpu | null;
   readonly consume: ConsumeResult;
+  /** Consumer-group mode (`group`): the group's members, generations, commits and consume rate; null otherwise. */
+  readonly group: GroupSummary | null;
 }
 
 interface Connections {
@@ -102,8 +106,8 @@ export async function runLoad(partial: Partial<LoadOptions>): Promise<LoadReport
     const producers = await startProducers(o, versions, connections);
     const produced = await producePhase(o, producers);
     const ends = o.acks === 0 ? await settledEndOffsets(connections.control, versions, o) : await endOffsets(connections.control, versions, o);
-    const consume = await consumePhase(o, versions, connections.control, producers, startOffsets, ends);
-    return buildReport(o, { versions, producers, startOffsets, endOffsets: ends, consume, ...produced });
+    const { consume, group } = await consumePhase(o, versions, connections.control, producers, startOffsets, ends);
+    return buildReport(o, { versions, producers, startOffsets, endOffsets: ends, consume, group, ...produced });
   } finally {
     connections.control.close();
     for (const c of connections.producers) c.close();
@@ -142,18 +146,24 @@ async function producePhase(o: LoadOptions, producers: readonly StartedProducer[
 async function consumePhase(
   o: LoadOptions, versions: ApiVersionsUsed, control: KafkaConnection, producers: readonly StartedProducer[],
   startOffsets: readonly number[], ends: readonly number[],
-): Promise<ConsumeResult> {
-  if (!o.verify) return { kind: 'skipped', reason: 'no-verify' };
-  if (o.broker !== null && o.broker.options.blackhole) return { kind: 'skipped', reason: 'blackhole' };
+): Promise<{ consume: ConsumeResult; group: GroupSummary | null }> {
+  if (!o.verify) return { consume: { kind: 'skipped', reason: 'no-verify' }, group: null };
+  if (o.broker !== null && o.broker.options.blackhole) return { consume: { kind: 'skipped', reason: 'blackhole' }, group: null };
   const checker = new LoadChecker({
     partitions: o.partitions, recordBytes: o.recordBytes, payload: o.payload,
     producers: producers.map((p) => ({ ledger: p.producer.ledger, producerId: p.producerId, producerEpoch: p.producerEpoch })),
     startOffsets, endOffsets: ends, allUncertain: o.acks === 0, maxViolationsReported: o.maxViolationsReported, corruption: o.corruption,
   });
-  return consumeAndCheck({
+  if (o.group !== null) {
+    return consumeAsGroup({
+      ...o, group: o.group, fetchVersion: versions.fetch, startOffsets, endOffsets: ends,
+    }, checker);
+  }
+  const consume = await consumeAndCheck({
     connection: control, fetchVersion: versions.fetch, topic: o.topic, partitionMaxBytes: o.partitionMaxBytes,
     maxFetchRequests: o.maxFetchRequests, endOffsets: ends,
   }, checker);
+  return { consume, group: null };
 }
 
 interface RunResult {
@@ -162,6 +172,7 @@ interface RunResult {
   readonly startOffsets: readonly number[];
   readonly endOffsets: readonly number[];
   readonly consume: ConsumeResult;
+  readonly group: GroupSummary | null;
   readonly durationMs: number;
   readonly cpu: CpuSample | null;
   readonly cpuScope: CpuScope | null;
@@ -182,7 +193,7 @@ function buildReport(o: LoadOptions, r: RunResult): LoadReport {
     producerIds: r.producers.map((p) => ({ producerId: p.producerId, producerEpoch: p.producerEpoch })),
     startOffsets: r.startOffsets, endOffsets: r.endOffsets,
     ackedBatches: r.producers.map((p) => [...p.producer.ledger.ackedBatches]),
-    produce, brokerCpu, consume: r.consume,
+    produce, brokerCpu, consume: r.consume, group: r.group,
   };
 }
 

@@ -22,6 +22,7 @@ import { LIST_GROUPS_REQUEST, LIST_GROUPS_RESPONSE, type ListGroupsRequest, type
 import { DESCRIBE_GROUPS_REQUEST, DESCRIBE_GROUPS_RESPONSE, type DescribeGroupsRequest, type DescribeGroupsResponse } from './messages/describe-groups.js';
 import { DELETE_GROUPS_REQUEST, DELETE_GROUPS_RESPONSE, type DeleteGroupsRequest, type DeleteGroupsResponse } from './messages/delete-groups.js';
 import { OFFSET_DELETE_REQUEST, OFFSET_DELETE_RESPONSE, type OffsetDeleteRequest, type OffsetDeleteResponse } from './messages/offset-delete.js';
+import { CONSUMER_PROTOCOL_ASSIGNMENT, CONSUMER_PROTOCOL_SUBSCRIPTION } from './messages/consumer-protocol.js';
 import { REQUEST_HEADER, RESPONSE_HEADER } from './messages/headers.js';
 import { INIT_PRODUCER_ID_REQUEST, INIT_PRODUCER_ID_RESPONSE, type InitProducerIdRequest, type InitProducerIdResponse } from './messages/init-producer-id.js';
 import { LIST_OFFSETS_REQUEST, LIST_OFFSETS_RESPONSE, type ListOffsetsRequest, type ListOffsetsResponse } from './messages/list-offsets.js';
@@ -139,9 +140,10 @@ export const API_DESCRIPTIONS: readonly ApiDescription[] = [
   { apiKey: 60, name: 'DESCRIBE_CLUSTER', request: DESCRIBE_CLUSTER_REQUEST, response: DESCRIBE_CLUSTER_RESPONSE },
 ];
 
-/** Every description: the two headers, then each API's request and response. */
+/** Every description: the two headers, each API's request and response, then the data messages (the consumer protocol). */
 export const ALL_DESCRIPTIONS: readonly MessageDescription[] = [
   REQUEST_HEADER, RESPONSE_HEADER, ...API_DESCRIPTIONS.flatMap((api) => [api.request, api.response]),
+  CONSUMER_PROTOCOL_SUBSCRIPTION, CONSUMER_PROTOCOL_ASSIGNMENT,
 ];
 
 export interface ApiCodecs {

@@ -1,6 +1,7 @@
-// The declarative description of one Kafka message (a request, a response or
-// a header), mirroring the semantics of Kafka's message JSON definitions
-// (apache/kafka clients/src/main/resources/common/message/*.json):
+// The declarative description of one Kafka message (a request, a response, a
+// header or a data message carried inside another's bytes), mirroring the
+// semantics of Kafka's message JSON definitions (apache/kafka
+// clients/src/main/resources/common/message/*.json):
 //
 //   validVersions     "0-12": the versions this description is read and written at
 //                     (a sub-range of Kafka's: the versions we support)
@@ -58,13 +59,14 @@ export interface FieldDescription {
   readonly fields?: readonly FieldDescription[];
 }
 
-export type MessageKind = 'request' | 'response' | 'header';
+/** 'data': a message carried inside another's bytes (Kafka's "type": "data", e.g. the consumer protocol). */
+export type MessageKind = 'request' | 'response' | 'header' | 'data';
 
 export interface MessageDescription {
   /** Kafka's message name: ProduceRequest, RequestHeader, ... */
   readonly name: string;
   readonly kind: MessageKind;
-  /** −1 for headers. */
+  /** −1 for headers and data messages. */
   readonly apiKey: number;
   readonly validVersions: string;
   readonly flexibleVersions: string;

@@ -70,3 +70,7 @@ export * from './messages/list-groups.js';
 export * from './messages/describe-groups.js';
 export * from './messages/delete-groups.js';
 export * from './messages/offset-delete.js';
+export * from './messages/consumer-protocol.js';
+export {
+  decodeConsumerAssignment, decodeConsumerSubscription, encodeConsumerAssignment, encodeConsumerSubscription,
+} from './consumer-protocol.js';
