@@ -41,30 +41,30 @@
 // reclaim runs on the pool (Priority.eviction; inline if the pool is full).
 // placement() sums the logs' caller/pool counters.
 //
-// Collaborators in log-dir/: dir-start.ts (the marker and the checkpoints as
-// open() reads them, the marker close() writes), dir-checkpointer.ts (the
-// checkpoint writes and their timer), partition-dirs.ts (discovery and
-// removal of partition directories), refusal-notifier.ts (rate-limited
-// refusal notices).
+// Collaborators in log-dir/: dir-lock.ts (the `.lock`), dir-start.ts (the
+// marker and the checkpoints as open() reads them, the marker close()
+// writes), dir-checkpointer.ts (the checkpoint writes and their timer),
+// dir-resources.ts (the shared pool, arena and tail-cache budget),
+// partition-dirs.ts (discovery, loading and removal of partition
+// directories), refusal-notifier.ts (rate-limited refusal notices).
 
-import { randomUUID } from 'node:crypto';
 import { assert, SeglogError } from '@seglog/common';
-import { AlignedArena, BlockingPool, Priority } from '@seglog/io';
-import type { Io, IoLock } from '@seglog/io';
+import type { BlockingPool, Io, IoLock } from '@seglog/io';
 import { FileNames } from './file-names.js';
-import type { ParsedPartitionDirName } from './file-names.js';
 import { DiskGuard } from './internal/disk-guard.js';
 import { isTransientResourceError, logClosed, logOffline, logResourceUnavailable } from './internal/log-errors.js';
 import { addPlacement, newPlacementMetrics } from './log/placement.js';
 import type { PlacementMetrics } from './log/placement.js';
-import { TailCacheBudget } from './cache/tail-cache.js';
+import type { TailCacheBudget } from './cache/tail-cache.js';
 import { Log } from './log/log.js';
 import type { CorruptionPolicy, DirectFallback } from './log/log.js';
 import type { LogConfig } from './log-config.js';
 import { DirCheckpointer } from './log-dir/dir-checkpointer.js';
-import { readStartState, writeCleanShutdownMarker } from './log-dir/dir-start.js';
+import { readStartState, startPositions, writeCleanShutdownMarker } from './log-dir/dir-start.js';
 import type { StartState } from './log-dir/dir-start.js';
-import { discoverPartitionDirs, join, removeTree } from './log-dir/partition-dirs.js';
+import { lockDataDir } from './log-dir/dir-lock.js';
+import { DirResources } from './log-dir/dir-resources.js';
+import { deletePartitionDir, discoverPartitionDirs, join, loadPartitions, removeDeleteDirs } from './log-dir/partition-dirs.js';
 import type { SkippedEntry } from './log-dir/partition-dirs.js';
 import { RefusalNotifier } from './log-dir/refusal-notifier.js';
 import type { RefusalNotice } from './log-dir/refusal-notifier.js';
@@ -145,13 +145,6 @@ const DEFAULT_DISK_CHECK_INTERVAL_MS = 1000;
 const DEFAULT_CHECKPOINT_INTERVAL_MS = 60_000;
 const DEFAULT_REFUSAL_NOTICE_INTERVAL_MS = 10_000;
 
-function lockedError(dir: string, cause: unknown): SeglogError {
-  return new SeglogError('SEGLOG_ERR_LOG_LOCKED', `data directory ${dir} is in use by another LogManager (this process or another)`, {
-    context: { dir },
-    cause,
-  });
-}
-
 function unknownPartition(dir: string, topic: string, partition: number): SeglogError {
   return new SeglogError('SEGLOG_ERR_LOG_UNKNOWN_PARTITION', `no log ${topic}-${partition} in data directory ${dir}`, {
     kafka: 'UNKNOWN_TOPIC_OR_PARTITION',
@@ -161,13 +154,6 @@ function unknownPartition(dir: string, topic: string, partition: number): Seglog
 
 function isCode(error: unknown, code: string): boolean {
   return (error as { code?: unknown } | null)?.code === code;
-}
-
-function parentOf(dir: string): string {
-  const trimmed = dir.length > 1 && dir.endsWith('/') ? dir.slice(0, -1) : dir;
-  const slash = trimmed.lastIndexOf('/');
-  if (slash > 0) return trimmed.slice(0, slash);
-  return slash === 0 ? '/' : '.';
 }
 
 export class LogManager {
@@ -202,9 +188,8 @@ export class LogManager {
   readonly pool: BlockingPool;
   /** The tail-cache budget across logs (LRU between logs). */
   readonly tailCacheBudget: TailCacheBudget;
-  private arena: AlignedArena | null;
-  private readonly arenaOptions: { readonly chunkBytes?: number; readonly chunkCount?: number };
-  private readonly tailCacheOptions: { readonly perLogBytes?: number; readonly chunkBytes?: number };
+  /** The pool, the direct-mode arena and the tail-cache budget every log shares. */
+  private readonly resources: DirResources;
 
   private constructor(io: Io, dir: string, options: LogManagerOptions, lock: IoLock, start: StartState, guard: DiskGuard) {
     this.io = io;
@@ -233,29 +218,10 @@ export class LogManager {
       intervalMs: options.refusalNoticeIntervalMs ?? DEFAULT_REFUSAL_NOTICE_INTERVAL_MS,
       now: this.now,
     });
-    const poolOptions = options.pool ?? {};
-    this.pool = new BlockingPool({
-      concurrency: poolOptions.concurrency ?? 4,
-      maxQueued: poolOptions.maxQueued ?? 4096,
-      reservedQueued: poolOptions.reservedQueued ?? 64,
-    });
-    this.tailCacheBudget = new TailCacheBudget({
-      maxBytes: options.tailCache?.totalBytes ?? 256 * 1024 * 1024,
-      onOverBudget: () => this.scheduleReclaim(),
-    });
-    this.arena = null;
-    this.arenaOptions = options.arena ?? {};
-    this.tailCacheOptions = options.tailCache ?? {};
-  }
-
-  /** Tail-cache eviction is pool work; when the pool is full it runs inline (it only drops references). */
-  private scheduleReclaim(): void {
-    const budget = this.tailCacheBudget;
-    if (!this.pool.hasRoom(Priority.eviction)) {
-      budget.reclaim();
-      return;
-    }
-    void this.pool.submit(async () => budget.reclaim(), Priority.eviction).catch(() => undefined);
+    const resources = new DirResources(options);
+    this.pool = resources.pool;
+    this.tailCacheBudget = resources.tailCacheBudget;
+    this.resources = resources;
   }
 
   /** Caller vs pool counts of every open log, summed. */
@@ -263,13 +229,6 @@ export class LogManager {
     const total = newPlacementMetrics();
     for (const log of this.logsByName.values()) addPlacement(total, log.placement);
     return total;
-  }
-
-  /** The staging arena of direct-mode logs (made on first use). */
-  private arenaFor(config: LogConfig): AlignedArena | null {
-    if (config.writeMode !== 'direct') return this.arena;
-    this.arena ??= new AlignedArena({ chunkBytes: this.arenaOptions.chunkBytes ?? 1024 * 1024, chunkCount: this.arenaOptions.chunkCount ?? 64 });
-    return this.arena;
   }
 
   /**
@@ -283,16 +242,7 @@ export class LogManager {
     assert(Number.isSafeInteger(checkpointMs) && checkpointMs >= 0, 'LogManager.open: checkpointIntervalMs must be a non-negative safe integer');
     const brokerEpoch = options.brokerEpoch ?? -1;
     assert(Number.isSafeInteger(brokerEpoch) && brokerEpoch >= -1, 'LogManager.open: brokerEpoch must be a safe integer >= -1');
-    if (!(await io.exists(dir))) {
-      await io.mkdir(dir, { recursive: true });
-      await io.fsyncDir(parentOf(dir));
-    }
-    let lock: IoLock;
-    try {
-      lock = await io.lock(join(dir, FileNames.lock));
-    } catch (error) {
-      throw isCode(error, 'SEGLOG_ERR_IO_LOCKED') ? lockedError(dir, error) : error;
-    }
+    const lock = await lockDataDir(io, dir);
     let manager: LogManager | null = null;
     try {
       const start = await readStartState(io, dir);
@@ -371,11 +321,7 @@ export class LogManager {
       // of any batch was at risk, so this is a retriable refusal and the
       // directory stays open (the next call finds the directory, if mkdir
       // got that far, and opens it). Other errors are fail-stop.
-      if (isTransientResourceError(error)) {
-        const refused = logResourceUnavailable(path, 'creating the partition', error);
-        this.refusals.note(refused, name);
-        throw refused;
-      }
+      if (isTransientResourceError(error)) throw this.refusals.refuse(logResourceUnavailable(path, 'creating the partition', error), name);
       throw this.failWith(error);
     }
   }
@@ -400,13 +346,9 @@ export class LogManager {
     const log = this.logsByName.get(name);
     if (log === undefined) throw unknownPartition(this.dir, topic, partition);
     this.logsByName.delete(name);
-    const doomed = join(this.dir, FileNames.deleteDirName(topic, partition, randomUUID().replaceAll('-', '')));
     try {
       await log.close();
-      await this.io.rename(join(this.dir, name), doomed);
-      await this.io.fsyncDir(this.dir);
-      await removeTree(this.io, doomed);
-      await this.io.fsyncDir(this.dir);
+      await deletePartitionDir(this.io, this.dir, topic, partition);
     } catch (error) {
       throw this.failWith(error);
     }
@@ -454,11 +396,7 @@ export class LogManager {
     try {
       await this.checkpoints.write(this.logsByName.values());
     } catch (error) {
-      if (isTransientResourceError(error)) {
-        const refused = logResourceUnavailable(this.dir, 'writing the offset checkpoints', error);
-        this.refusals.note(refused, null);
-        throw refused;
-      }
+      if (isTransientResourceError(error)) throw this.refusals.refuse(logResourceUnavailable(this.dir, 'writing the offset checkpoints', error), null);
       throw this.failWith(error);
     }
   }
@@ -477,7 +415,7 @@ export class LogManager {
 
   private async closeOnce(): Promise<void> {
     if (this.stateValue === 'closed') return;
-    this.stopCheckpointTimer();
+    this.checkpoints.stopTimer();
     await this.checkpoints.idle();
     await Promise.allSettled([...this.creating.values()]);
     const wasOpen = this.stateValue === 'open';
@@ -507,8 +445,6 @@ export class LogManager {
   }
 
   private openLog(path: string, config: LogConfig, positions: { topic: string; partition: number; recoveryPoint: number | null; logStartOffset: number; hadCleanShutdown: boolean }): Promise<Log> {
-    const arena = this.arenaFor(config);
-    const cache = this.tailCacheOptions;
     return Log.open(this.io, path, config, {
       ...positions,
       now: this.now,
@@ -517,40 +453,19 @@ export class LogManager {
       onOffline: (cause) => this.markOffline(cause, `${positions.topic}-${positions.partition}`),
       onRefusal: (refusal) => this.refusals.note(refusal, `${positions.topic}-${positions.partition}`),
       onDirectFallback: (fallback: DirectFallback) => this.onDirectFallback?.(`${positions.topic}-${positions.partition}`, fallback),
-      pool: this.pool,
-      ...(arena === null ? {} : { arena }),
-      tailCache: {
-        budget: this.tailCacheBudget,
-        ...(cache.perLogBytes === undefined ? {} : { maxBytes: cache.perLogBytes }),
-        ...(cache.chunkBytes === undefined ? {} : { chunkBytes: cache.chunkBytes }),
-      },
+      ...this.resources.forLog(config),
     });
   }
 
   private async loadLogs(concurrency: number, start: StartState): Promise<void> {
     assert(Number.isSafeInteger(concurrency) && concurrency >= 1, 'LogManager.open: loadConcurrency must be a positive integer');
     const { toLoad, toDelete } = await discoverPartitionDirs(this.io, this.dir, this.skipped);
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < toLoad.length) {
-        const tp = toLoad[next++] as ParsedPartitionDirName;
-        const name = `${tp.topic}-${tp.partition}`;
-        const log = await this.openLog(join(this.dir, name), this.configFor(tp.topic), {
-          topic: tp.topic,
-          partition: tp.partition,
-          recoveryPoint: start.recoveryPoints === null ? null : (start.recoveryPoints.get(name) ?? 0),
-          logStartOffset: start.logStartOffsets.get(name) ?? 0,
-          hadCleanShutdown: start.hadCleanShutdown,
-        });
-        this.logsByName.set(name, log);
-      }
-    };
-    const workers = Array.from({ length: Math.min(concurrency, toLoad.length) }, worker);
-    const results = await Promise.allSettled(workers);
-    const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (rejected !== undefined) throw rejected.reason;
-    for (const name of toDelete) await removeTree(this.io, join(this.dir, name));
-    if (toDelete.length > 0) await this.io.fsyncDir(this.dir);
+    await loadPartitions(toLoad, concurrency, async (tp) => {
+      const name = `${tp.topic}-${tp.partition}`;
+      const log = await this.openLog(join(this.dir, name), this.configFor(tp.topic), startPositions(start, tp));
+      this.logsByName.set(name, log);
+    });
+    await removeDeleteDirs(this.io, this.dir, toDelete);
   }
 
   private checkAppend(bytes: number): void {
@@ -579,7 +494,7 @@ export class LogManager {
     if (this.stateValue !== 'open') return;
     this.stateValue = 'offline';
     this.failure = cause;
-    this.stopCheckpointTimer();
+    this.checkpoints.stopTimer();
     for (const log of this.logsByName.values()) log.markOffline(cause);
     const hook = this.onOfflineNotice;
     if (hook === null) return;
@@ -604,13 +519,9 @@ export class LogManager {
     });
   }
 
-  private stopCheckpointTimer(): void {
-    this.checkpoints.stopTimer();
-  }
-
   /** Closes every log (offline ones only drop handles) and releases the lock; the manager ends closed. */
   private async closeHandles(): Promise<void> {
-    this.stopCheckpointTimer();
+    this.checkpoints.stopTimer();
     await Promise.allSettled(this.logs().map((log) => log.close()));
     await this.pool.close();
     const lock = this.lock;

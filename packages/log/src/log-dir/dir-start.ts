@@ -13,6 +13,7 @@
 import type { Io } from '@seglog/io';
 import { OffsetCheckpoint } from '../checkpoint/offset-checkpoint.js';
 import { FileNames } from '../file-names.js';
+import type { ParsedPartitionDirName } from '../file-names.js';
 import { join } from './partition-dirs.js';
 
 export const CLEAN_SHUTDOWN_VERSION = 0;
@@ -88,4 +89,16 @@ export async function writeCleanShutdownMarker(io: Io, dir: string, brokerEpoch:
   }
   await io.rename(tmp, path);
   await io.fsyncDir(dir);
+}
+
+/** The positions a found partition opens with: its recovery point and log start from the checkpoints, the marker's verdict. */
+export function startPositions(start: StartState, tp: ParsedPartitionDirName): { topic: string; partition: number; recoveryPoint: number | null; logStartOffset: number; hadCleanShutdown: boolean } {
+  const name = `${tp.topic}-${tp.partition}`;
+  return {
+    topic: tp.topic,
+    partition: tp.partition,
+    recoveryPoint: start.recoveryPoints === null ? null : (start.recoveryPoints.get(name) ?? 0),
+    logStartOffset: start.logStartOffsets.get(name) ?? 0,
+    hadCleanShutdown: start.hadCleanShutdown,
+  };
 }

@@ -30,6 +30,12 @@ export class RefusalNotifier {
     this.suppressed = 0;
   }
 
+  /** Notes `refusal` and returns it (for the caller to throw). */
+  refuse(refusal: unknown, partition: string | null): unknown {
+    this.note(refusal, partition);
+    return refusal;
+  }
+
   /** Reports a retriable refusal: the first at once, then one per interval with the count in between. Never throws. */
   note(cause: unknown, partition: string | null): void {
     const hook = this.hook;

@@ -1,16 +1,21 @@
-// LogCloser: the last steps of a Log's close (reference/kafka-storage.md §22):
-// sealing the active segment as a roll would (final time-index entry,
+// LogCloser: a Log's close (reference/kafka-storage.md §22): an open log
+// is flushed, its producer state snapshotted, the active segment sealed as
+// a roll would (final time-index entry,
 // trimmed indexes and .log, synced indexes and .log) and releasing every
 // resource: the flusher and its timer, pending segment deletes, the writer
 // and direct staging memory, the tail cache, the waiters (rejected with
 // SEGLOG_ERR_LOG_CLOSED), the leader-epoch checkpoint, segment handles and a
-// pool the log owns. release() runs after a failure too (an offline log only
-// drops its handles); state ends 'closed'.
+// pool the log owns. A failure before release takes the log offline;
+// release() runs after a failure too (an offline log only drops its
+// handles); state ends 'closed'.
 
 import type { BlockingPool } from '@seglog/io';
 import type { TailCache } from '../cache/tail-cache.js';
 import type { LeaderEpochCache } from '../checkpoint/leader-epoch-cache.js';
-import { logClosed } from '../internal/log-errors.js';
+import { logClosed, logOffline } from '../internal/log-errors.js';
+import type { ProducerStateManager } from '../producer/producer-state-manager.js';
+import type { FailStop } from './fail-stop.js';
+import type { LogAcks } from './log-acks.js';
 import type { LocalLog } from './local-log.js';
 import type { LogFlusher } from './log-flusher.js';
 import type { LogPositions } from './log-positions.js';
@@ -25,6 +30,9 @@ export interface LogCloserDeps {
   readonly segments: LogSegments;
   readonly local: LocalLog;
   readonly flusher: LogFlusher;
+  readonly acks: LogAcks;
+  readonly failStop: FailStop;
+  readonly producerState: ProducerStateManager;
   readonly writeQueue: WriteQueue;
   readonly tailCache: TailCache;
   readonly epochCache: LeaderEpochCache;
@@ -41,6 +49,9 @@ export class LogCloser {
   private readonly segments: LogSegments;
   private readonly local: LocalLog;
   private readonly flusher: LogFlusher;
+  private readonly acks: LogAcks;
+  private readonly failStop: FailStop;
+  private readonly producerState: ProducerStateManager;
   private readonly writeQueue: WriteQueue;
   private readonly tailCache: TailCache;
   private readonly epochCache: LeaderEpochCache;
@@ -55,6 +66,9 @@ export class LogCloser {
     this.segments = deps.segments;
     this.local = deps.local;
     this.flusher = deps.flusher;
+    this.acks = deps.acks;
+    this.failStop = deps.failStop;
+    this.producerState = deps.producerState;
     this.writeQueue = deps.writeQueue;
     this.tailCache = deps.tailCache;
     this.epochCache = deps.epochCache;
@@ -62,6 +76,30 @@ export class LogCloser {
     this.durableWaiters = deps.durableWaiters;
     this.metrics = deps.metrics;
     this.ownedPool = deps.ownedPool;
+  }
+
+  /**
+   * close()'s body (inside a mutation): an open log is made durable, its
+   * producer state snapshotted, the active segment sealed and the
+   * leader-epoch checkpoint flushed, a failure there taking it offline; then
+   * release(). Rejects with SEGLOG_ERR_LOG_OFFLINE when closing failed.
+   */
+  async close(): Promise<void> {
+    if (this.positions.state === 'closed') return;
+    let failure: unknown;
+    if (this.positions.state === 'open') {
+      try {
+        await this.acks.flushAll();
+        await this.producerState.takeSnapshot();
+        await this.sealActive();
+        await this.epochCache.flush();
+      } catch (error) {
+        failure = error;
+        this.failStop.fail(error);
+      }
+    }
+    await this.release();
+    if (failure !== undefined) throw logOffline(this.dir, failure);
   }
 
   /** Seals the active segment for close (everything accepted is already durable). */

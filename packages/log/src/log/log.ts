@@ -48,10 +48,11 @@
 // - log/log-retention.ts: deleteOldSegments, deleteRecords.
 // - log/log-truncation.ts: truncateTo, truncateFullyAndStartAt.
 // - log/log-acks.ts: written(), durable() and the full flush.
-// - log/log-closer.ts: close's sealing of the active segment and release.
+// - log/log-closer.ts: close's flush, seal of the active segment and release.
 // - log/mutation-queue.ts, log/fail-stop.ts: the call-order chain
 //   of mutations and the I/O-error funnel every collaborator shares.
 // - log/log-positions.ts: the positions and state they all read.
+// - log/log-parts.ts: how the collaborators above are made and wired.
 
 import { assert } from '@seglog/common';
 import { BlockingPool } from '@seglog/io';
@@ -60,27 +61,25 @@ import type { FetchPlan } from '../fetch-plan.js';
 import { lastStableOffsetOf } from './append-accounting.js';
 import type { TxnMarkerOptions } from './append-accounting.js';
 import { loadLog } from '../recovery/log-loader.js';
-import { logClosed, logOffline } from '../internal/log-errors.js';
-import { FailStop } from './fail-stop.js';
-import { LogAppender } from './log-appender.js';
-import { LogFlusher } from './log-flusher.js';
-import { MutationQueue } from './mutation-queue.js';
+import type { FailStop } from './fail-stop.js';
+import type { LogAppender } from './log-appender.js';
+import type { MutationQueue } from './mutation-queue.js';
 import { LogPositions } from './log-positions.js';
-import { LogReader } from './log-reader.js';
-import { LogRetention } from './log-retention.js';
-import { LogTruncation } from './log-truncation.js';
-import { LogAcks } from './log-acks.js';
-import { LogCloser } from './log-closer.js';
-import { WriteQueue } from './write-queue.js';
-import { OffsetWaiters } from './offset-waiters.js';
+import type { LogReader } from './log-reader.js';
+import type { LogRetention } from './log-retention.js';
+import type { LogTruncation } from './log-truncation.js';
+import type { LogAcks } from './log-acks.js';
+import type { LogCloser } from './log-closer.js';
+import { buildLogParts } from './log-parts.js';
+import type { WriteQueue } from './write-queue.js';
 import { newPlacementMetrics, snapshotPlacement } from './placement.js';
 import type { PlacementMetrics } from './placement.js';
-import { DEFAULT_WRITER_LIMITS } from '../segment/segment-writer.js';
 import type { LeaderEpochCache } from '../checkpoint/leader-epoch-cache.js';
 import type { LogConfig } from '../log-config.js';
 import type { ActiveWriteMode, AppendResult, LogMetrics, LogOpenOptions, LogState, ReadOptions } from './log-types.js';
-import { LocalLog, rollJitter } from './local-log.js';
-import { LogSegments } from './log-segments.js';
+import type { LocalLog } from './local-log.js';
+import { rollJitter } from './local-log.js';
+import type { LogSegments } from './log-segments.js';
 import type { Segment } from '../segment/segment.js';
 import type { TimestampLookup } from '../segment/segment.js';
 import type { ProducerStateManager } from '../producer/producer-state-manager.js';
@@ -102,8 +101,6 @@ const noop = (): void => undefined;
 const UNREPLICATED: { readonly leaderEpoch: number } = Object.freeze({ leaderEpoch: -1 });
 const MiB = 1024 * 1024;
 const DEFAULT_TAIL_CACHE_BYTES = 8 * MiB;
-const DEFAULT_RESERVATION_STEP_BYTES = 16 * MiB;
-const DEFAULT_MAX_PENDING_MUTATIONS = 4096;
 
 export class Log {
   readonly io: Io;
@@ -120,14 +117,11 @@ export class Log {
   /** The newest bytes of the active segment (read it for metrics; the log drives it). */
   readonly tailCache: TailCache;
   readonly pool: BlockingPool;
-  private readonly segments: LogSegments;
-  /** Mutations queued or running on the chain (the caller path needs 0). */
-  private readonly failStop: FailStop;
-  private readonly mutations: MutationQueue;
   private readonly positions: LogPositions;
-  private readonly writtenWaiters: OffsetWaiters;
-  private readonly durableWaiters: OffsetWaiters;
-  private readonly flusher: LogFlusher;
+  private readonly failStop: FailStop;
+  /** Mutations queued or running on the chain (the caller path needs 0). */
+  private readonly mutations: MutationQueue;
+  private readonly segments: LogSegments;
   private readonly writeQueue: WriteQueue;
   private readonly local: LocalLog;
   private readonly retention: LogRetention;
@@ -137,8 +131,6 @@ export class Log {
   private readonly reader: LogReader;
   private readonly appender: LogAppender;
   private readonly now: () => number;
-  private readonly random: () => number;
-  private readonly onOffline: ((cause: unknown) => void) | null;
 
   private constructor(io: Io, dir: string, config: LogConfig, options: LogOpenOptions, loaded: Awaited<ReturnType<typeof loadLog>>) {
     this.io = io;
@@ -158,69 +150,23 @@ export class Log {
     });
     this.pool = options.pool ?? new BlockingPool({ concurrency: 4, maxQueued: 4096, reservedQueued: 64 });
     this.positions = new LogPositions(loaded);
-    this.writtenWaiters = new OffsetWaiters();
-    this.durableWaiters = new OffsetWaiters();
-    this.onOffline = options.onOffline ?? null;
-    this.failStop = new FailStop({
-      dir, positions: this.positions, writtenWaiters: this.writtenWaiters, durableWaiters: this.durableWaiters,
-      afterOffline: (cause) => {
-        this.flusher.stopTimer();
-        this.onOffline?.(cause);
-      },
-      onRefusal: options.onRefusal ?? null,
-    });
-    this.mutations = new MutationQueue(dir, options.maxPendingMutations ?? DEFAULT_MAX_PENDING_MUTATIONS, this);
-    this.segments = new LogSegments(loaded.segments);
-    for (const segment of this.segments.all()) segment.setFailureListener(this.failStop.onFailure);
-    this.epochCache.setFailureListener(this.failStop.onFailure);
     this.now = options.now ?? Date.now;
-    this.random = options.random ?? Math.random;
-    this.flusher = new LogFlusher({
-      io, dir, config, positions: this.positions, segments: this.segments, durableWaiters: this.durableWaiters,
-      metrics: this.metrics, where: this, now: this.now, onFailure: this.failStop.onFailure,
+    const parts = buildLogParts({
+      io, dir, config, options, segments: loaded.segments, positions: this.positions, tailCache: this.tailCache,
+      epochCache: this.epochCache, producerState: this.producerState, metrics: this.metrics, placement: this.placement,
+      pool: this.pool, where: this, now: this.now,
     });
-    // A placeholder over the active segment until activate() (Log.open) makes its writer and reservation.
-    this.writeQueue = new WriteQueue({
-      io, dir, config, positions: this.positions, tailCache: this.tailCache, writtenWaiters: this.writtenWaiters,
-      flusher: this.flusher, metrics: this.metrics, arena: options.arena ?? null,
-      writerLimits: options.writerLimits ?? DEFAULT_WRITER_LIMITS,
-      reservationStepBytes: options.reservationStepBytes ?? DEFAULT_RESERVATION_STEP_BYTES, onFailure: this.failStop.onFailure,
-      onDirectFallback: options.onDirectFallback ?? null,
-    }, this.active);
-    this.local = new LocalLog({
-      io, dir, config, segments: this.segments, writeQueue: this.writeQueue, tailCache: this.tailCache, flusher: this.flusher,
-      producerState: this.producerState, positions: this.positions, metrics: this.metrics, now: this.now, random: this.random,
-      onFailure: this.failStop.onFailure,
-    });
-    this.retention = new LogRetention({
-      dir, config, positions: this.positions, segments: this.segments, local: this.local, flusher: this.flusher,
-      producerState: this.producerState, epochCache: this.epochCache, now: this.now, failWith: (error) => this.failStop.failWith(error),
-    });
-    this.acks = new LogAcks({
-      positions: this.positions, failStop: this.failStop, flusher: this.flusher,
-      writtenWaiters: this.writtenWaiters, durableWaiters: this.durableWaiters,
-    });
-    this.truncation = new LogTruncation({
-      dir, positions: this.positions, segments: this.segments, local: this.local, flusher: this.flusher,
-      producerState: this.producerState, epochCache: this.epochCache, writtenWaiters: this.writtenWaiters,
-      durableWaiters: this.durableWaiters, now: this.now, failWith: (error) => this.failStop.failWith(error),
-    });
-    this.closer = new LogCloser({
-      dir, positions: this.positions, segments: this.segments, local: this.local, flusher: this.flusher,
-      writeQueue: this.writeQueue, tailCache: this.tailCache, epochCache: this.epochCache, writtenWaiters: this.writtenWaiters,
-      durableWaiters: this.durableWaiters, metrics: this.metrics, ownedPool: options.pool === undefined ? this.pool : null,
-    });
-    this.reader = new LogReader({
-      dir, positions: this.positions, segments: this.segments, local: this.local, writeQueue: this.writeQueue,
-      tailCache: this.tailCache, producerState: this.producerState, epochCache: this.epochCache, where: this,
-    });
-    this.appender = new LogAppender({
-      dir, config, positions: this.positions, segments: this.segments, local: this.local, writeQueue: this.writeQueue,
-      flusher: this.flusher, epochCache: this.epochCache, producerState: this.producerState, placement: this.placement,
-      metrics: this.metrics, mutations: this.mutations, failStop: this.failStop, now: this.now,
-      beforeAppend: options.beforeAppend ?? null,
-    });
-    this.flusher.startTimer();
+    this.failStop = parts.failStop;
+    this.mutations = parts.mutations;
+    this.segments = parts.segments;
+    this.writeQueue = parts.writeQueue;
+    this.local = parts.local;
+    this.retention = parts.retention;
+    this.acks = parts.acks;
+    this.truncation = parts.truncation;
+    this.closer = parts.closer;
+    this.reader = parts.reader;
+    this.appender = parts.appender;
   }
 
   /** Opens (creating, loading and if needed recovering) the log in `dir`. */
@@ -513,23 +459,7 @@ export class Log {
    */
   close(): Promise<void> {
     if (this.positions.state === 'closed') return this.mutations.tail;
-    return this.mutations.run(async () => {
-      if (this.positions.state === 'closed') return;
-      let failure: unknown;
-      if (this.positions.state === 'open') {
-        try {
-          await this.acks.flushAll();
-          await this.producerState.takeSnapshot();
-          await this.closer.sealActive();
-          await this.epochCache.flush();
-        } catch (error) {
-          failure = error;
-          this.failStop.fail(error);
-        }
-      }
-      await this.closer.release();
-      if (failure !== undefined) throw logOffline(this.dir, failure);
-    });
+    return this.mutations.run(() => this.closer.close());
   }
 
   /**

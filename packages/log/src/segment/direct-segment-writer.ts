@@ -37,6 +37,10 @@
 //   synchronously whether an enqueue would be staged at once; whenRoom()
 //   resolves when the backlog has been staged.
 //
+// Staging memory (arena chunks, regions, the tail page's copies) is
+// DirectStaging's (direct-staging.ts); this class issues the writes, tracks
+// their completion and holds the backlog.
+//
 // Readers: read the file through a separately opened buffered (or O_DIRECT,
 // aligned) handle, and only below writtenPosition. On Linux a completed
 // O_DIRECT write invalidates the page cache over its range, so a buffered
@@ -47,7 +51,11 @@
 
 import { assert, SeglogError } from '@seglog/common';
 import type { AlignedArena, IoFile } from '@seglog/io';
+import { DirectStaging } from './direct-staging.js';
+import type { StagingChunk, StagingRegion } from './direct-staging.js';
 import type { SegmentWriter, SegmentWriterListener } from './segment-writer.js';
+
+export { stagingExhausted } from './direct-staging.js';
 
 export interface DirectWriterOptions {
   /** Staging memory; its chunkBytes must be a multiple of `alignment`. */
@@ -64,52 +72,6 @@ export interface DirectWriterOptions {
   readonly minWriteBytes?: number;
   /** Batches the backlog may hold; more is a Log bug (it must wait for whenRoom()). Default 1024. */
   readonly maxBacklogBatches?: number;
-}
-
-/** No arena chunk was free for a new direct writer: the Log falls back to buffered writes for this segment. Retriable. */
-export function stagingExhausted(path: string, chunkCount: number): SeglogError {
-  return new SeglogError('SEGLOG_ERR_LOG_STAGING_EXHAUSTED', `no staging chunk free for a direct writer of ${path} (arena of ${chunkCount} chunks)`, {
-    context: { path, chunkCount },
-  });
-}
-
-class StagingChunk {
-  readonly buffer: Buffer;
-  /** Regions and in-flight writes using the chunk; released to the arena at 0. */
-  refs: number;
-  /** In-flight writes reading the chunk. */
-  writes: number;
-  /** Memory offset below which some in-flight write may read (0 when none). */
-  frozenEnd: number;
-
-  constructor(buffer: Buffer) {
-    this.buffer = buffer;
-    this.refs = 0;
-    this.writes = 0;
-    this.frozenEnd = 0;
-  }
-}
-
-/** Chunk memory [memBase, ...) holds file bytes [fileBase, stagedEnd). */
-class StagingRegion {
-  readonly chunk: StagingChunk;
-  memBase: number;
-  fileBase: number;
-  stagedEnd: number;
-  /** Bytes below this are in an issued write (or were in the file before). */
-  dispatchedEnd: number;
-
-  constructor(chunk: StagingChunk, memBase: number, fileBase: number, end: number) {
-    this.chunk = chunk;
-    this.memBase = memBase;
-    this.fileBase = fileBase;
-    this.stagedEnd = end;
-    this.dispatchedEnd = end;
-  }
-
-  memPos(position: number): number {
-    return this.memBase + (position - this.fileBase);
-  }
 }
 
 /** One in-flight write; slots are reused, their callbacks bound once. */
@@ -137,22 +99,17 @@ interface Waiter {
 export class DirectSegmentWriter implements SegmentWriter {
   private readonly file: IoFile;
   private readonly listener: SegmentWriterListener;
-  private readonly arena: AlignedArena;
-  private readonly alignment: number;
-  private readonly chunkBytes: number;
+  /** Staging memory: chunks, regions, the tail page (direct-staging.ts). */
+  private readonly staging: DirectStaging;
   private readonly maxInFlight: number;
-  private readonly maxChunks: number;
   private readonly maxWriteBytes: number;
   private readonly minWriteBytes: number;
   private readonly maxBacklogBatches: number;
-  /** Regions with undispatched bytes, oldest first; the last is the head (staging target). */
-  private readonly regions: StagingRegion[];
   private readonly slots: WriteSlot[];
   private slotHead: number;
   private inFlight: number;
   /** The newest in-flight write when it ends inside a page (the next write must wait for it). */
   private partialSlot: WriteSlot | null;
-  private chunksHeld: number;
   /** Batch ends and last offsets not yet reported written, from batchHead on. */
   private readonly batchEnds: number[];
   private readonly batchLastOffsets: number[];
@@ -170,9 +127,8 @@ export class DirectSegmentWriter implements SegmentWriter {
   private hydrated: boolean;
   private readonly drainWaiters: Waiter[];
   private readonly roomWaiters: Waiter[];
-  /** Writes issued, tail-page copies to fresh memory, enqueues that went to the backlog (metrics). */
+  /** Writes issued, enqueues that went to the backlog (metrics; pageCopies: tail-page copies to fresh memory). */
   writes: number;
-  pageCopies: number;
   backlogged: number;
 
   constructor(file: IoFile, startPosition: number, listener: SegmentWriterListener, options: DirectWriterOptions) {
@@ -182,29 +138,21 @@ export class DirectSegmentWriter implements SegmentWriter {
     assert(arena.chunkBytes % alignment === 0 && arena.alignment % alignment === 0, 'DirectSegmentWriter: arena chunks must be aligned to alignment');
     this.file = file;
     this.listener = listener;
-    this.arena = arena;
-    this.alignment = alignment;
-    this.chunkBytes = arena.chunkBytes;
+    const maxChunks = options.maxChunks ?? 4;
     this.maxInFlight = options.maxInFlight ?? 4;
-    this.maxChunks = options.maxChunks ?? 4;
     this.maxWriteBytes = options.maxWriteBytes ?? arena.chunkBytes;
     this.minWriteBytes = Math.min(options.minWriteBytes ?? 256 * 1024, arena.chunkBytes);
     this.maxBacklogBatches = options.maxBacklogBatches ?? 1024;
     assert(Number.isInteger(this.maxInFlight) && this.maxInFlight >= 1 && this.maxInFlight <= 16, 'DirectSegmentWriter: maxInFlight must be 1..16');
-    assert(Number.isInteger(this.maxChunks) && this.maxChunks >= 1 && this.maxChunks <= 64, 'DirectSegmentWriter: maxChunks must be 1..64');
+    assert(Number.isInteger(maxChunks) && maxChunks >= 1 && maxChunks <= 64, 'DirectSegmentWriter: maxChunks must be 1..64');
     assert(this.maxWriteBytes >= alignment && this.maxWriteBytes % alignment === 0, 'DirectSegmentWriter: maxWriteBytes must be a positive multiple of alignment');
     assert(this.minWriteBytes >= 0 && this.maxBacklogBatches >= 1, 'DirectSegmentWriter: limits must be positive');
-    const buffer = arena.acquire();
-    if (buffer === null) throw stagingExhausted(file.path, arena.chunkCount);
-    const chunk = new StagingChunk(buffer);
-    chunk.refs = 1;
-    this.regions = [new StagingRegion(chunk, 0, this.alignDown(startPosition), startPosition)];
+    this.staging = new DirectStaging(arena, { alignment, maxChunks, startPosition, path: file.path });
     this.slots = [];
     for (let i = 0; i < this.maxInFlight; i++) this.slots.push(new WriteSlot(this));
     this.slotHead = 0;
     this.inFlight = 0;
     this.partialSlot = null;
-    this.chunksHeld = 1;
     this.batchEnds = [];
     this.batchLastOffsets = [];
     this.batchHead = 0;
@@ -221,7 +169,6 @@ export class DirectSegmentWriter implements SegmentWriter {
     this.drainWaiters = [];
     this.roomWaiters = [];
     this.writes = 0;
-    this.pageCopies = 0;
     this.backlogged = 0;
   }
 
@@ -244,10 +191,11 @@ export class DirectSegmentWriter implements SegmentWriter {
   /** Reads the partial tail page into staging (needed once when startPosition is not page-aligned). */
   async hydrate(): Promise<void> {
     if (this.hydrated) return;
-    const head = this.head();
+    const head = this.staging.head();
+    const alignment = this.staging.alignment;
     const pageStart = head.fileBase;
     const want = head.stagedEnd - pageStart;
-    const count = await this.file.pread(head.chunk.buffer.subarray(0, this.alignment), pageStart, this.alignment);
+    const count = await this.file.pread(head.chunk.buffer.subarray(0, alignment), pageStart, alignment);
     if (count < want) {
       throw new SeglogError('SEGLOG_ERR_LOG_CORRUPTION', `segment ${this.file.path} is shorter than its logical size ${head.stagedEnd}`, {
         kafka: 'KAFKA_STORAGE_ERROR',
@@ -272,7 +220,12 @@ export class DirectSegmentWriter implements SegmentWriter {
 
   /** Arena chunks held now. */
   get chunksInUse(): number {
-    return this.chunksHeld;
+    return this.staging.chunksHeld;
+  }
+
+  /** Tail-page copies to fresh memory (metrics). */
+  get pageCopies(): number {
+    return this.staging.pageCopies;
   }
 
   /** Bytes accepted but not yet staged (held by reference). */
@@ -287,15 +240,7 @@ export class DirectSegmentWriter implements SegmentWriter {
    */
   hasRoom(bytes: number): boolean {
     if (this.failed || this.closed || this.backlog.length > this.backlogHead) return false;
-    const head = this.head();
-    const chunk = head.chunk;
-    const mem = head.memPos(head.stagedEnd);
-    let room: number;
-    if (chunk.writes > 0 && mem < chunk.frozenEnd) room = Math.max(0, this.chunkBytes - chunk.frozenEnd - (head.stagedEnd - this.alignDown(head.stagedEnd)));
-    else room = this.chunkBytes - mem;
-    if (room >= bytes) return true;
-    const spare = Math.min(this.maxChunks - this.chunksHeld, this.arena.available);
-    return room + spare * (this.chunkBytes - this.alignment) >= bytes;
+    return this.staging.fits(bytes);
   }
 
   /**
@@ -315,7 +260,7 @@ export class DirectSegmentWriter implements SegmentWriter {
     this.enqueuedPositionValue += buffer.length;
     let staged = false;
     if (this.backlog.length === this.backlogHead) {
-      const from = this.stage(buffer, 0);
+      const from = this.staging.stage(buffer, 0);
       staged = from === buffer.length;
       if (!staged) {
         this.backlog.push(buffer);
@@ -369,102 +314,13 @@ export class DirectSegmentWriter implements SegmentWriter {
     }
   }
 
-  // ---- staging ------------------------------------------------------------
-
-  private head(): StagingRegion {
-    return this.regions[this.regions.length - 1] as StagingRegion;
-  }
-
-  private alignDown(position: number): number {
-    return position - (position % this.alignment);
-  }
-
-  private alignUp(position: number): number {
-    const rest = position % this.alignment;
-    return rest === 0 ? position : position + this.alignment - rest;
-  }
-
-  /** Copies buffer[from..] into staging as far as memory allows; returns how far it got. */
-  private stage(buffer: Buffer, from: number): number {
-    let at = from;
-    while (at < buffer.length && this.makeRoom()) {
-      const head = this.head();
-      const mem = head.memPos(head.stagedEnd);
-      const n = Math.min(this.chunkBytes - mem, buffer.length - at);
-      buffer.copy(head.chunk.buffer, mem, at, at + n);
-      head.stagedEnd += n;
-      at += n;
-    }
-    return at;
-  }
-
-  /**
-   * Makes the head region able to take at least one byte at its staged end
-   * without touching memory an in-flight write reads; false when no memory is
-   * free (backpressure).
-   */
-  private makeRoom(): boolean {
-    const head = this.head();
-    const chunk = head.chunk;
-    const mem = head.memPos(head.stagedEnd);
-    const frozen = chunk.writes > 0 && mem < chunk.frozenEnd;
-    if (mem < this.chunkBytes && !frozen) return true;
-    const pageStart = this.alignDown(head.stagedEnd);
-    const prefix = head.stagedEnd - pageStart;
-    // A full chunk ends on a page boundary; a frozen page was fully dispatched.
-    assert(!frozen || head.dispatchedEnd === head.stagedEnd, 'DirectSegmentWriter: a frozen page holds undispatched bytes');
-    if (frozen && chunk.frozenEnd + this.alignment <= this.chunkBytes) {
-      this.moveHead(chunk, chunk.frozenEnd, pageStart, prefix);
-      return true;
-    }
-    if (chunk.refs === 1 && this.regions.length === 1 && head.dispatchedEnd === head.stagedEnd) {
-      // Idle chunk, everything in it written: rewind to its start.
-      if (prefix > 0) chunk.buffer.copyWithin(0, head.memPos(pageStart), mem);
-      if (prefix > 0) this.pageCopies++;
-      head.memBase = 0;
-      head.fileBase = pageStart;
-      return true;
-    }
-    if (this.chunksHeld >= this.maxChunks) return false;
-    const buffer = this.arena.acquire();
-    if (buffer === null) return false;
-    this.chunksHeld++;
-    this.moveHead(new StagingChunk(buffer), 0, pageStart, prefix);
-    return true;
-  }
-
-  /** Starts a new head region at chunk memory `memBase` for the page at `pageStart`, carrying its first `prefix` bytes. */
-  private moveHead(chunk: StagingChunk, memBase: number, pageStart: number, prefix: number): void {
-    const old = this.head();
-    const region = new StagingRegion(chunk, memBase, pageStart, old.stagedEnd);
-    if (prefix > 0) {
-      old.chunk.buffer.copy(chunk.buffer, memBase, old.memPos(pageStart), old.memPos(old.stagedEnd));
-      this.pageCopies++;
-    }
-    chunk.refs++;
-    this.regions.push(region);
-    if (old.dispatchedEnd === old.stagedEnd) this.dropRegion(this.regions.length - 2);
-  }
-
-  private dropRegion(index: number): void {
-    const region = this.regions[index] as StagingRegion;
-    this.regions.splice(index, 1);
-    this.unref(region.chunk);
-  }
-
-  private unref(chunk: StagingChunk): void {
-    chunk.refs--;
-    assert(chunk.refs >= 0, 'DirectSegmentWriter: chunk released twice');
-    if (chunk.refs > 0) return;
-    this.arena.release(chunk.buffer);
-    this.chunksHeld--;
-  }
+  // ---- backlog ------------------------------------------------------------
 
   /** Stages backlog batches while memory allows. */
   private stageBacklog(): void {
     while (this.backlog.length > this.backlogHead) {
       const buffer = this.backlog[this.backlogHead] as Buffer;
-      const from = this.stage(buffer, this.backlogFrom);
+      const from = this.staging.stage(buffer, this.backlogFrom);
       if (from < buffer.length) {
         this.backlogFrom = from;
         return;
@@ -487,32 +343,34 @@ export class DirectSegmentWriter implements SegmentWriter {
    * at least minWriteBytes of them, so small batches merge into one write.
    */
   private pump(): void {
+    const staging = this.staging;
+    const regions = staging.regions;
     while (!this.failed && this.inFlight < this.maxInFlight) {
-      const region = this.regions[0] as StagingRegion;
+      const region = regions[0] as StagingRegion;
       const start = region.dispatchedEnd;
       if (start === region.stagedEnd) return;
       // The page holding `start` is being written by a partial write: wait for it.
       if (this.partialSlot !== null) return;
-      const fileStart = this.alignDown(start);
-      const sealed = this.regions.length > 1;
+      const fileStart = staging.alignDown(start);
+      const sealed = regions.length > 1;
       let end = region.stagedEnd;
       if (this.inFlight > 0 && !sealed) {
-        end = this.alignDown(end);
+        end = staging.alignDown(end);
         if (end <= start || end - fileStart < this.minWriteBytes) return;
       }
       if (end - fileStart > this.maxWriteBytes) end = fileStart + this.maxWriteBytes;
       this.dispatch(region, fileStart, end);
       region.dispatchedEnd = end;
-      if (sealed && end === region.stagedEnd) this.dropRegion(0);
+      if (sealed && end === region.stagedEnd) staging.dropRegion(0);
     }
   }
 
   private dispatch(region: StagingRegion, fileStart: number, end: number): void {
     const chunk = region.chunk;
-    const fileEnd = this.alignUp(end);
+    const fileEnd = this.staging.alignUp(end);
     const memStart = region.memPos(fileStart);
     const memEnd = region.memPos(fileEnd);
-    assert(memEnd <= this.chunkBytes, 'DirectSegmentWriter: a write runs past its chunk');
+    assert(memEnd <= this.staging.chunkBytes, 'DirectSegmentWriter: a write runs past its chunk');
     assert(!(chunk.writes > 0 && memStart < chunk.frozenEnd), 'DirectSegmentWriter: a write would overlap an in-flight write');
     if (fileEnd !== end) chunk.buffer.fill(0, region.memPos(end), memEnd);
     const slot = this.slots[(this.slotHead + this.inFlight) % this.maxInFlight] as WriteSlot;
@@ -537,12 +395,12 @@ export class DirectSegmentWriter implements SegmentWriter {
     if (chunk.writes === 0) chunk.frozenEnd = 0;
     if (this.partialSlot === slot) this.partialSlot = null;
     if (failed) {
-      this.unref(chunk);
+      this.staging.unref(chunk);
       this.fail(error);
       return;
     }
     slot.done = true;
-    this.unref(chunk);
+    this.staging.unref(chunk);
     if (this.failed) return;
     this.advance();
     if (this.closed) return;
@@ -589,7 +447,7 @@ export class DirectSegmentWriter implements SegmentWriter {
 
   /** Returns every chunk no write reads; the rest go back as their writes settle. */
   private releaseAll(): void {
-    while (this.regions.length > 0) this.dropRegion(this.regions.length - 1);
+    this.staging.releaseAll();
     this.backlog.length = 0;
     this.backlogHead = 0;
   }

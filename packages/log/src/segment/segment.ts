@@ -35,7 +35,9 @@
 //
 // Reads (offset translation, ranges, timestamp lookups, damage) are
 // SegmentReader's, in segment-reader.ts; the recovery scan, index rebuild and
-// fsyncgate re-write are in segment-recovery.ts. Segment keeps the state.
+// fsyncgate re-write are in segment-recovery.ts; follower truncation and the
+// reset before a recovery scan in segment-truncation.ts. Segment keeps the
+// state.
 
 import { assert } from '@seglog/common';
 import type { Io } from '@seglog/io';
@@ -43,7 +45,7 @@ import { RecordBatch } from '@seglog/records';
 import { FileNames } from '../file-names.js';
 import type { TransientKind } from '../file-names.js';
 import { SegmentFileRef } from '../fetch-plan.js';
-import { BatchHeaderReader } from './batch-header-reader.js';
+import type { BatchHeaderReader } from './batch-header-reader.js';
 import { corruptIndex } from './index-errors.js';
 import type { DamagedRange } from '../recovery/damage-survey.js';
 import type { LogConfig } from '../log-config.js';
@@ -52,13 +54,12 @@ import { TimeIndex } from './time-index.js';
 import { loadTrustedState, rebuildIndexesOnce, recoverSegment, rewriteFrom } from './segment-recovery.js';
 import type { SegmentRecovery } from './segment-recovery.js';
 import { SegmentReader } from './segment-reader.js';
+import { resetSegmentState, truncateSegment } from './segment-truncation.js';
 import type { SegmentRange, TimestampLookup } from './segment-reader.js';
 import { TxnIndex } from './txn-index.js';
 import type { AbortedTxn } from './txn-index.js';
 
 const INT32_MAX = 0x7fffffff;
-
-
 
 export type { RecoveryStop, SegmentRecovery } from './segment-recovery.js';
 export type { SegmentRange, TimestampLookup } from './segment-reader.js';
@@ -367,70 +368,19 @@ export class Segment {
     return rewriteFrom(this, fromOffset);
   }
 
-  private async resetForRecovery(): Promise<void> {
-    this.reader.forgetCheckedFraming();
-    this.offsetIndex.truncate();
-    this.timeIndex.truncate();
-    this.txnIndex?.reset();
-    await this.offsetIndex.resize(this.config.segmentIndexBytes);
-    await this.timeIndex.resize(this.config.segmentIndexBytes);
-    this.size = 0;
-    this.readablePosition = 0;
-    this.nextOffset = this.baseOffset;
-    this.readableNextOffset = this.baseOffset;
-    this.maxTimestampSoFar = -1;
-    this.offsetOfMaxTimestampSoFar = this.baseOffset;
-    this.rollingBasedTimestamp = -1;
-    this.bytesSinceLastIndexEntry = 0;
-  }
-
   /**
    * Follower truncation (§18): cuts the file at the start of the first batch
    * with lastOffset ≥ offset and drops index entries ≥ offset. Returns the
-   * bytes cut. The caller has drained pending writes.
+   * bytes cut. The caller has drained pending writes (segment-truncation.ts).
    */
-  async truncateTo(offset: number, nowMs: number): Promise<number> {
+  truncateTo(offset: number, nowMs: number): Promise<number> {
     this.reader.forgetCheckedFraming();
-    assert(this.readablePosition === this.size, 'Segment.truncateTo: writes still pending');
-    const reader = new BatchHeaderReader(this.logFile.file);
-    const found = await this.translateOffset(offset, reader, this.size);
-    this.offsetIndex.truncateTo(offset);
-    this.timeIndex.truncateTo(offset);
-    this.txnIndex?.truncateTo(offset);
-    await this.offsetIndex.resize(this.config.segmentIndexBytes);
-    await this.timeIndex.resize(this.config.segmentIndexBytes);
-    if (!found) return 0;
-    const cut = this.size - reader.position;
-    await this.logFile.file.truncate(reader.position);
-    this.size = reader.position;
-    this.readablePosition = reader.position;
-    this.nextOffset = reader.baseOffset;
-    this.readableNextOffset = reader.baseOffset;
-    this.bytesSinceLastIndexEntry = 0;
-    this.preallocated = false;
-    if (this.size === 0) {
-      this.createdMs = nowMs;
-      this.rollingBasedTimestamp = -1;
-      this.nextOffset = this.baseOffset;
-      this.readableNextOffset = this.baseOffset;
-    }
-    await this.reloadMaxTimestamp(reader);
-    return cut;
+    return truncateSegment(this, offset, nowMs);
   }
 
-  /** Max timestamp from the last time-index entry plus a scan of the batches after it. */
-  private async reloadMaxTimestamp(reader: BatchHeaderReader): Promise<void> {
-    const last = this.timeIndex.lastEntry();
-    this.maxTimestampSoFar = last.timestamp;
-    this.offsetOfMaxTimestampSoFar = last.offset;
-    let position = this.offsetIndex.lookup(last.offset).position;
-    while (await reader.read(position, this.size)) {
-      if (reader.maxTimestamp > this.maxTimestampSoFar) {
-        this.maxTimestampSoFar = reader.maxTimestamp;
-        this.offsetOfMaxTimestampSoFar = reader.lastOffset;
-      }
-      position += reader.size;
-    }
+  private resetForRecovery(): Promise<void> {
+    this.reader.forgetCheckedFraming();
+    return resetSegmentState(this);
   }
 
   /** On roll (Kafka's onBecomeInactive): final time-index entry, trim indexes and a preallocated file. */
