@@ -49,7 +49,7 @@ export function hotpathParams(options: BenchOptions, full = false): HotpathParam
 }
 
 /** The payloads: distinct pseudo-random printable values, 1 MiB of them, cycled. */
-function makePayloads(): Buffer[] {
+export function makePayloads(): Buffer[] {
   const count = Math.ceil(MiB / VALUE_BYTES);
   const out: Buffer[] = [];
   let x = 12345;
@@ -65,7 +65,7 @@ function makePayloads(): Buffer[] {
 }
 
 /** A user's record objects, one reused array per producer (values swapped in per batch). */
-class BatchSource {
+export class BatchSource {
   private readonly payloads: Buffer[];
   private readonly records: Array<{ value: Buffer }>;
   constructor(payloads: Buffer[]) {
@@ -187,7 +187,7 @@ export interface Store {
   close(): Promise<void>;
 }
 
-function openSeglog(io: NodeIo, dir: string, mode: WriteMode, arena: AlignedArena): Promise<Log> {
+export function openSeglog(io: NodeIo, dir: string, mode: WriteMode, arena: AlignedArena): Promise<Log> {
   return Log.open(io, dir, logConfig(mode, 256 * MiB), {
     topic: 'hot', partition: 0, recoveryPoint: 0, logStartOffset: 0, hadCleanShutdown: true, arena,
   });
