@@ -27,7 +27,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AlignedArena, NodeIo } from '@seglog/io';
-import { Log } from '@seglog/log';
+import { Log, PlanBatchReader } from '@seglog/log';
 import type { WriteMode } from '@seglog/log';
 import { fadvise, POSIX_FADV } from '@seglog/native';
 import { buildBatch, RecordBatch, RecordCursor } from '@seglog/records';
@@ -209,38 +209,23 @@ export async function appendBatches(log: Log, source: BatchSource, batches: numb
 }
 
 const cursor = new RecordCursor();
-let view: RecordBatch | null = null;
+const reader = new PlanBatchReader();
 
-/** Checks each batch's CRC and decodes every record of `buf` (whole batches); adds into `acc`. */
-function decodeBatches(buf: Buffer, acc: { checksum: number; records: number }): void {
-  let p = 0;
-  while (p + 61 <= buf.length) {
-    if (view === null) view = new RecordBatch(buf, p);
-    else view.reset(buf, p);
-    if (view.computeCrc() !== view.crc) throw new Error(`CRC mismatch in the batch at ${view.baseOffset}`);
-    cursor.open(view);
-    while (cursor.next()) {
-      const len = cursor.valueLength;
-      acc.checksum = (acc.checksum + len + cursor.buffer[cursor.valuePosition]!) >>> 0;
-      acc.records++;
-    }
-    p += view.sizeInBytes;
+/** Checks a batch's CRC and decodes every record; adds into `acc`. */
+function decodeBatch(batch: RecordBatch, acc: { checksum: number; records: number }): void {
+  if (batch.computeCrc() !== batch.crc) throw new Error(`CRC mismatch in the batch at ${batch.baseOffset}`);
+  cursor.open(batch);
+  while (cursor.next()) {
+    acc.checksum = (acc.checksum + cursor.valueLength + cursor.buffer[cursor.valuePosition]!) >>> 0;
+    acc.records++;
   }
 }
 
+/** A user's sequential read: PlanBatchReader.scan (read-ahead, no toBuffer) over read(offset, 1 MiB). */
 export async function readSeglog(log: Log): Promise<{ checksum: number; records: number }> {
   const acc = { checksum: 0, records: 0 };
-  let offset = log.logStartOffset;
-  const end = log.logEndOffset;
-  while (offset < end) {
-    const plan = await log.read(offset, READ_BYTES);
-    try {
-      decodeBatches(await plan.toBuffer(), acc);
-    } finally {
-      await plan.release();
-    }
-    offset = plan.nextOffset;
-  }
+  const onBatch = (batch: RecordBatch): void => decodeBatch(batch, acc);
+  await reader.scan(log, { fromOffset: log.logStartOffset, toOffset: log.logEndOffset, maxBytes: READ_BYTES }, onBatch);
   return acc;
 }
 
