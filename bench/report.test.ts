@@ -21,10 +21,10 @@ describe('bench:report smoke', () => {
       expect(r.status).toBe(0);
       const md = readFileSync(path.join(out, 'report.md'), 'utf8');
       expect(r.stdout).toContain('# seglog benchmark report');
-      for (const title of ['## Headline', '## Disk limits', '## Appends', '## Durable appends', '## Reads', '## Fetch', '## End to end']) expect(md).toContain(title);
+      for (const title of ['## Headline', '## Disk limits', '## Appends', '## Durable appends', '## Reads', '## Fetch', '## End to end', '## Hot path vs plain files']) expect(md).toContain(title);
       const json = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { figures: Record<string, { samples: number[]; median: number }>; failures: string[] };
       expect(json.failures).toEqual([]);
-      for (const key of ['disk.directWrite.MBps', 'append.direct.1KiB.1MiB.p1.MBps', 'durable.buffered.p16.batchesPerFsync', 'read.cache.MBps', 'e2e.storage.p3.recps']) {
+      for (const key of ['disk.directWrite.MBps', 'append.direct.1KiB.1MiB.p1.MBps', 'durable.buffered.p16.batchesPerFsync', 'read.cache.MBps', 'e2e.storage.p3.recps', 'hotpath.append.buffered.recps', 'hotpath.durable.raw.p50us']) {
         expect(json.figures[key]?.samples.length).toBe(1);
         expect(json.figures[key]!.median).toBeGreaterThan(0);
       }

@@ -1,6 +1,6 @@
 // `pnpm bench:report [--quick | --full] [--runs N] [--out DIR] [--only s1,s2]`:
 // runs the fixed suite (disk limits first, then appends, durable appends,
-// reads, fetch, end to end through the broker) and writes DIR/report.md,
+// reads, fetch, end to end through the broker, the hot path vs plain files) and writes DIR/report.md,
 // DIR/report.json (every raw sample) and DIR/*.svg; prints the markdown.
 // DIR defaults to bench/results. See bench/README.md for how to read it.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,12 +16,14 @@ import { durableSection } from './report/durable.js';
 import { readSection } from './report/reads.js';
 import { fetchSection } from './report/fetch.js';
 import { endToEndSection } from './report/end-to-end.js';
+import { hotpathSection } from './report/hotpath.js';
 import { headline } from './report/headline.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 type SectionFn = (report: Report, root: string, options: BenchOptions, full: boolean) => Promise<void>;
 const SECTIONS: ReadonlyArray<[string, SectionFn]> = [
   ['disk', diskSection], ['appends', appendSection], ['durable', durableSection], ['reads', readSection], ['fetch', fetchSection], ['e2e', endToEndSection],
+  ['hotpath', hotpathSection],
 ];
 
 const { values } = parseArgs({

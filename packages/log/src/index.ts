@@ -33,6 +33,8 @@ export { LeaderEpochCache, UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET } from './che
 export type { EpochEntry, EpochEndOffset } from './checkpoint/leader-epoch-cache.js';
 export { FetchPlan, SegmentFileRef } from './fetch-plan.js';
 export type { FetchPart, FetchPlanFields, IsolationLevel } from './fetch-plan.js';
+export { PlanBatchReader } from './plan-batch-reader.js';
+export type { PlanBatchReaderOptions, PlanSource } from './plan-batch-reader.js';
 export { Segment } from './segment/segment.js';
 export { recoveryVerdict } from './recovery/recovery-verdict.js';
 export { surveyDamage } from './recovery/damage-survey.js';

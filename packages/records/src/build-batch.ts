@@ -10,7 +10,7 @@
 import { assert } from '@seglog/common';
 import type { CodecId } from './compression.js';
 import * as L from './internal/layout.js';
-import { writeBatch, type Bytes, type RecordSpec } from './internal/write-batch.js';
+import { writeBatch, type Bytes } from './internal/write-batch.js';
 import type { TimestampType } from './record-batch.js';
 
 export interface RecordHeaderInput {
@@ -61,45 +61,29 @@ export interface BuildBatchOptions {
   readonly lastOffsetDelta?: number;
 }
 
-const NO_HEADERS: readonly RecordHeaderInput[] = [];
-
+/**
+ * The records are handed to the writer as they are (no per-record object):
+ * one pass sizes them (and finds maxTimestamp), one writes them.
+ */
 export function buildBatch(options: BuildBatchOptions): Buffer {
-  const records = options.records;
   const baseTimestamp = resolveBaseTimestamp(options);
-  const specs: RecordSpec[] = [];
-  let maxTimestamp = L.NO_TIMESTAMP;
-  for (let i = 0; i < records.length; i++) {
-    const record = records[i]!;
-    assert(record.timestamp === undefined || record.timestampDelta === undefined, 'give timestamp or timestampDelta, not both');
-    const timestampDelta = record.timestamp !== undefined ? record.timestamp - baseTimestamp : record.timestampDelta ?? 0;
-    const timestamp = baseTimestamp + timestampDelta;
-    if (timestamp > maxTimestamp) maxTimestamp = timestamp;
-    specs.push({
-      timestampDelta,
-      offsetDelta: record.offsetDelta ?? i,
-      key: record.key ?? null,
-      value: record.value ?? null,
-      headers: record.headers ?? NO_HEADERS,
-    });
-  }
   const timestampType = options.timestampType ?? 'CreateTime';
   assert(timestampType === 'CreateTime' || options.maxTimestamp !== undefined, 'a LogAppendTime batch needs maxTimestamp (the append time)');
   const codec = options.compression ?? 0;
   let attributes: number = codec;
   if (timestampType === 'LogAppendTime') attributes |= L.TIMESTAMP_TYPE_MASK;
   if (options.transactional === true) attributes |= L.TRANSACTIONAL_FLAG_MASK;
-  const last = specs[specs.length - 1];
   return writeBatch({
     baseOffset: options.baseOffset ?? 0,
     partitionLeaderEpoch: options.partitionLeaderEpoch ?? L.NO_PARTITION_LEADER_EPOCH,
     attributes,
-    lastOffsetDelta: options.lastOffsetDelta ?? (last === undefined ? 0 : last.offsetDelta),
+    lastOffsetDelta: options.lastOffsetDelta,
     baseTimestamp,
-    maxTimestamp: options.maxTimestamp ?? maxTimestamp,
+    maxTimestamp: options.maxTimestamp,
     producerId: options.producerId ?? L.NO_PRODUCER_ID,
     producerEpoch: options.producerEpoch ?? L.NO_PRODUCER_EPOCH,
     baseSequence: options.baseSequence ?? L.NO_SEQUENCE,
-    records: specs,
+    records: options.records,
     compressionLevel: options.compressionLevel,
   });
 }

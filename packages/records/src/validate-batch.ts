@@ -30,10 +30,13 @@
 // on a CreateTime topic when its timestamp passes the bounds.
 //
 // Nothing is allocated per record: the pass uses one module-level cursor
-// (validation is synchronous, so it cannot be re-entered).
+// (validation is synchronous, so it cannot be re-entered). Uncompressed
+// CreateTime batches take a cursor-free walk (internal/fast-scan.ts) that
+// accepts exactly what the cursor accepts or hands the batch to it.
 import { assert } from '@seglog/common';
 import type { CodecId } from './compression.js';
 import { checkCrc } from './internal/check-crc.js';
+import { fastScanRecords, fastScanResult } from './internal/fast-scan.js';
 import * as L from './internal/layout.js';
 import { RecordBatch, unsupportedCodec, type TimestampType } from './record-batch.js';
 import { RecordCursor } from './record-cursor.js';
@@ -170,10 +173,13 @@ const scan = new RecordScan();
 
 function checkRecords(batch: RecordBatch, options: ValidateBatchOptions): BatchSummary {
   scan.reset();
-  try {
-    scanRecords(batch, options);
-  } finally {
-    cursor.close();
+  if (!scanUncompressedFast(batch, options)) {
+    scan.reset();
+    try {
+      scanRecords(batch, options);
+    } finally {
+      cursor.close();
+    }
   }
   if (scan.timestampErrorIndex >= 0) throw timestampRejected(batch, scan.timestampErrorIndex, scan.timestampError, options);
   if (scan.keyErrorIndex >= 0) {
@@ -198,6 +204,35 @@ function checkRecords(batch: RecordBatch, options: ValidateBatchOptions): BatchS
     isTransactional: batch.isTransactional,
   };
 }
+
+/**
+ * The same pass over an uncompressed CreateTime batch without a cursor
+ * (internal/fast-scan.ts): false when it leaves the verdict to scanRecords.
+ */
+function scanUncompressedFast(batch: RecordBatch, options: ValidateBatchOptions): boolean {
+  if (batch.compression !== 0 || batch.timestampType === 'LogAppendTime') return false;
+  const start = batch.start + L.RECORDS_OFFSET;
+  const end = batch.start + batch.sizeInBytes;
+  rules.baseTimestamp = batch.baseTimestamp;
+  rules.baseOffset = batch.baseOffset;
+  rules.boundTimestamps = (options.messageTimestampType ?? 'CreateTime') === 'CreateTime';
+  rules.now = options.now ?? 0;
+  rules.beforeMaxMs = options.timestampBeforeMaxMs ?? Infinity;
+  rules.afterMaxMs = options.timestampAfterMaxMs ?? Infinity;
+  rules.compacted = options.compacted === true;
+  if (!fastScanRecords(batch.buffer, start, end, batch.recordsCount, rules)) return false;
+  const r = fastScanResult;
+  scan.recordsBytes = end - start;
+  scan.maxTimestamp = r.maxTimestamp;
+  scan.maxTimestampIndex = r.maxTimestampIndex;
+  scan.consecutive = r.consecutive;
+  scan.keyErrorIndex = r.keyErrorIndex;
+  scan.timestampErrorIndex = r.timestampErrorIndex;
+  scan.timestampError = r.timestampError;
+  return true;
+}
+
+const rules = { baseTimestamp: 0, baseOffset: 0, boundTimestamps: true, now: 0, beforeMaxMs: Infinity, afterMaxMs: Infinity, compacted: false };
 
 /** One pass: malformed records throw at once; per-record errors are collected in `scan` (Kafka's LogValidator). */
 function scanRecords(batch: RecordBatch, options: ValidateBatchOptions): void {

@@ -1,7 +1,7 @@
 // Property: build → validate → iterate gives back exactly the records put in,
 // for arbitrary record sets and every codec.
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   buildBatch, Codec, RecordBatch, splitBatches, validateBatch, validateFollowerBatch,
   type BuildBatchOptions, type CodecId, type LogRecord, type RecordInput,
@@ -115,5 +115,42 @@ describe('build → parse round trip', () => {
       expect(batches.map((b) => b.bytes())).toEqual(bufs);
       batches.forEach((b, i) => expect(normalise(b.toRecords())).toEqual(expectedRecords(inputs[i]!, i * 100)));
     }), { numRuns: 100 });
+  });
+});
+
+// The builder allocates with Buffer.allocUnsafe (no zero-fill): every byte of
+// a batch must be written. Building the same input over memory pre-filled with
+// 0xaa and then 0x55 gives identical bytes only if no byte is left unwritten.
+describe('buildBatch writes every byte of its unzeroed allocation', () => {
+  function buildOver(fill: number, build: () => Buffer): Buffer {
+    const spy = vi.spyOn(Buffer, 'allocUnsafe').mockImplementation((size: number) => Buffer.alloc(size, fill));
+    try {
+      return Buffer.from(build());
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  it.each(codecs)('codec %s', (name, codec) => {
+    if (codec !== Codec.none && !codecsImplemented) return;
+    let unzeroedCalls = 0;
+    fc.assert(fc.property(batchInput, (input) => {
+      const a = buildOver(0xaa, () => buildBatch(options(input, codec)));
+      const b = buildOver(0x55, () => buildBatch(options(input, codec)));
+      expect(a.equals(b)).toBe(true);
+      expect(a.equals(buildBatch(options(input, codec)))).toBe(true);
+      unzeroedCalls++;
+    }), { numRuns: 60 });
+    expect(unzeroedCalls).toBe(60);
+  });
+
+  it('the spy reaches the builder (a zero-filling builder would not need it)', () => {
+    const spy = vi.spyOn(Buffer, 'allocUnsafe');
+    try {
+      buildBatch({ records: [{ value: 'x' }], baseTimestamp: T0 });
+      expect(spy).toHaveBeenCalled();
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

@@ -33,6 +33,7 @@ import type { LogPositions } from './log-positions.js';
 import type { MutationQueue } from './mutation-queue.js';
 import type { PlacementMetrics, PlacementReason } from './placement.js';
 import type { WriteQueue } from './write-queue.js';
+import { RefusedAppend } from './refused-append.js';
 
 /** A COMMIT/ABORT control batch is 78 bytes (reference/kafka-storage.md §4). */
 const TXN_MARKER_BYTES = 78;
@@ -73,6 +74,8 @@ export class LogAppender {
   private readonly beforeAppend: ((bytes: number) => void) | null;
   /** Why the last followerOnCaller call returned null. */
   private followerReason: PlacementReason;
+  /** The last batch tryAppendAsLeader declined, validated: appendAsLeader of it skips a second validation. */
+  private readonly refused: RefusedAppend;
 
   constructor(deps: LogAppenderDeps) {
     this.dir = deps.dir;
@@ -91,6 +94,7 @@ export class LogAppender {
     this.now = deps.now;
     this.beforeAppend = deps.beforeAppend;
     this.followerReason = 'pending';
+    this.refused = new RefusedAppend();
   }
 
   private get active(): Segment {
@@ -102,7 +106,7 @@ export class LogAppender {
     const nowMs = this.now();
     try {
       this.beforeAppend?.(buffer.length);
-      const summary = validateLeaderBatch(buffer, this.config, nowMs);
+      const summary = this.refused.take(buffer) ?? validateLeaderBatch(buffer, this.config, nowMs);
       const reason = this.leaderPlacement(summary, options.leaderEpoch, nowMs);
       if (reason === null) return Promise.resolve(this.appendLeaderOnCaller(summary, options.leaderEpoch, nowMs));
       return this.mutations.runPooled(reason, () => {
@@ -120,8 +124,12 @@ export class LogAppender {
   tryAppendAsLeader(buffer: Buffer, options: { readonly leaderEpoch: number }): AppendResult | null {
     const nowMs = this.now();
     this.beforeAppend?.(buffer.length);
+    this.refused.forget();
     const summary = validateLeaderBatch(buffer, this.config, nowMs);
-    if (this.leaderPlacement(summary, options.leaderEpoch, nowMs) !== null) return null;
+    if (this.leaderPlacement(summary, options.leaderEpoch, nowMs) !== null) {
+      this.refused.remember(buffer, summary);
+      return null;
+    }
     return this.appendLeaderOnCaller(summary, options.leaderEpoch, nowMs);
   }
 

@@ -303,7 +303,8 @@ export class Log {
   /**
    * The synchronous form of appendAsLeader: the result when the append runs
    * on the caller; null when it must go to the pool (nothing changed: call
-   * appendAsLeader, which validates again). Invalid batches throw.
+   * appendAsLeader with the same, unchanged buffer next, which reuses this
+   * validation). Invalid batches throw.
    */
   tryAppendAsLeader(buffer: Buffer, options: { readonly leaderEpoch?: number } = UNREPLICATED): AppendResult | null {
     return this.appender.tryAppendAsLeader(buffer, options.leaderEpoch === undefined ? UNREPLICATED : options as { readonly leaderEpoch: number });

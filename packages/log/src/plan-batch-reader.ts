@@ -1,0 +1,216 @@
+// PlanBatchReader: iterates the record batches of a FetchPlan without
+// toBuffer() (which allocates the plan's whole size per call, up to maxBytes).
+//
+// - inline parts (tail-cache slices) are parsed where they are: a batch that
+//   lies inside one part is handed out as a view of it, never copied;
+// - file parts are read with pread into two reused windows of `windowBytes`,
+//   double-buffered: the next window's read is in flight while the batches of
+//   the current one are handed out (sequential read-ahead, one read ahead);
+// - a batch that straddles two parts or two windows is assembled in a reused
+//   carry buffer (grown to the largest batch met, so memory is bounded by
+//   2 × windowBytes + the largest batch).
+//
+// The view handed to `onBatch` (one RecordBatch, re-pointed per batch) and
+// the bytes under it are valid only during the call: windows and the carry
+// are reused. A plan's bytes must be whole batches (what Log.read returns);
+// anything else is SEGLOG_ERR_LOG_READ_SHORT (a file part no longer fully
+// there, e.g. a racing truncation) or a RecordsError from the batch framing.
+
+import { assert, SeglogError } from '@seglog/common';
+import { LOG_OVERHEAD, RecordBatch } from '@seglog/records';
+import type { FetchPlan, SegmentFileRef } from './fetch-plan.js';
+
+export interface PlanBatchReaderOptions {
+  /** Bytes per pread window of a file part (two are kept). Default 1 MiB. */
+  readonly windowBytes?: number;
+}
+
+const DEFAULT_WINDOW_BYTES = 1024 * 1024;
+/** batchLength lies in bytes [8, 12) of a batch. */
+const BATCH_LENGTH_OFFSET = 8;
+
+/** What scan() reads from: Log.read's signature. */
+export interface PlanSource {
+  read(offset: number, maxBytes: number): Promise<FetchPlan>;
+}
+
+export class PlanBatchReader {
+  private readonly windowBytes: number;
+  private windowA: Buffer;
+  private windowB: Buffer;
+  /** A batch being assembled across parts or windows: carry[0, carryLength). */
+  private carry: Buffer;
+  private carryLength: number;
+  /** Size of the batch in the carry, -1 until its 12-byte prefix is in. */
+  private carryNeed: number;
+  private view: RecordBatch | null;
+  private busy: boolean;
+
+  constructor(options: PlanBatchReaderOptions = {}) {
+    const windowBytes = options.windowBytes ?? DEFAULT_WINDOW_BYTES;
+    assert(Number.isSafeInteger(windowBytes) && windowBytes >= LOG_OVERHEAD, 'PlanBatchReader: windowBytes must be an integer >= 12');
+    this.windowBytes = windowBytes;
+    this.windowA = Buffer.allocUnsafeSlow(windowBytes);
+    this.windowB = Buffer.allocUnsafeSlow(windowBytes);
+    this.carry = Buffer.allocUnsafeSlow(64 * 1024);
+    this.carryLength = 0;
+    this.carryNeed = -1;
+    this.view = null;
+    this.busy = false;
+  }
+
+  /**
+   * Calls `onBatch` for every batch of `plan`, in order; resolves with the
+   * number of batches. The plan stays the caller's (release it after).
+   */
+  async read(plan: FetchPlan, onBatch: (batch: RecordBatch) => void): Promise<number> {
+    assert(!plan.isReleased, 'PlanBatchReader.read: plan already released');
+    assert(!this.busy, 'PlanBatchReader.read: one read at a time');
+    this.busy = true;
+    this.carryLength = 0;
+    this.carryNeed = -1;
+    let batches = 0;
+    try {
+      for (const part of plan.parts) {
+        if (part.kind === 'inline') batches += this.push(part.buffer, 0, part.buffer.length, onBatch);
+        else batches += await this.readFilePart(part.file, part.position, part.length, onBatch);
+      }
+      if (this.carryLength !== 0) {
+        throw new SeglogError('SEGLOG_ERR_LOG_READ_SHORT', `the plan ends inside a batch (${this.carryLength} bytes of it)`, {
+          kafka: 'KAFKA_STORAGE_ERROR', context: { carried: this.carryLength, need: this.carryNeed },
+        });
+      }
+    } finally {
+      this.busy = false;
+      this.carryLength = 0;
+      this.carryNeed = -1;
+    }
+    return batches;
+  }
+
+  /**
+   * Sequential read of [fromOffset, toOffset) through `source.read` (a Log):
+   * the next read() is issued as soon as a plan is in hand (its nextOffset
+   * is known), so planning it overlaps handing out the current batches.
+   * Each plan is released after its batches. Resolves with the offset after
+   * the last batch read (>= toOffset, or where the log had no more).
+   */
+  async scan(source: PlanSource, range: { readonly fromOffset: number; readonly toOffset: number; readonly maxBytes: number },
+    onBatch: (batch: RecordBatch) => void): Promise<number> {
+    assert(Number.isSafeInteger(range.maxBytes) && range.maxBytes > 0, 'PlanBatchReader.scan: maxBytes must be a positive integer');
+    let offset = range.fromOffset;
+    if (offset >= range.toOffset) return offset;
+    let next: Promise<FetchPlan> | null = source.read(offset, range.maxBytes);
+    while (next !== null) {
+      const plan: FetchPlan = await next;
+      next = null;
+      if (plan.isEmpty) {
+        await plan.release();
+        break;
+      }
+      offset = plan.nextOffset;
+      if (offset < range.toOffset) next = source.read(offset, range.maxBytes);
+      try {
+        await this.read(plan, onBatch);
+      } catch (error) {
+        if (next !== null) await next.then((p) => p.release(), () => undefined);
+        throw error;
+      } finally {
+        await plan.release();
+      }
+    }
+    return offset;
+  }
+
+  /** pread windows of one file part, the next one in flight while the current one is parsed. */
+  private async readFilePart(ref: SegmentFileRef, position: number, length: number, onBatch: (batch: RecordBatch) => void): Promise<number> {
+    let batches = 0;
+    let at = position;
+    const end = position + length;
+    let current = this.windowA;
+    let spare = this.windowB;
+    let n = Math.min(this.windowBytes, end - at);
+    let pending: Promise<number> | null = ref.file.pread(current.subarray(0, n), at, n);
+    while (pending !== null) {
+      const got = await pending;
+      if (got !== n) {
+        throw new SeglogError('SEGLOG_ERR_LOG_READ_SHORT', `read of ${ref.path} returned ${got} of ${n} bytes`, {
+          kafka: 'KAFKA_STORAGE_ERROR', context: { path: ref.path, position: at, length: n, read: got },
+        });
+      }
+      const filled = current;
+      const filledBytes = n;
+      at += n;
+      pending = null;
+      if (at < end) {
+        n = Math.min(this.windowBytes, end - at);
+        pending = ref.file.pread(spare.subarray(0, n), at, n);
+      }
+      // Parsed while the next window is read; push copies what it keeps (the carry) before `filled` is reused.
+      try {
+        batches += this.push(filled, 0, filledBytes, onBatch);
+      } catch (error) {
+        if (pending !== null) await pending.catch(() => 0); // never leave a read into our window in flight
+        throw error;
+      }
+      current = spare;
+      spare = filled;
+    }
+    return batches;
+  }
+
+  /** Hands out the whole batches of bytes[from, to) (after completing the carried one); keeps a partial tail in the carry. */
+  private push(bytes: Buffer, from: number, to: number, onBatch: (batch: RecordBatch) => void): number {
+    let p = from;
+    let batches = 0;
+    if (this.carryLength > 0) {
+      p = this.fillCarry(bytes, p, to);
+      if (this.carryNeed < 0 || this.carryLength < this.carryNeed) return 0;
+      this.emit(this.carry, 0, onBatch);
+      batches++;
+      this.carryLength = 0;
+      this.carryNeed = -1;
+    }
+    while (to - p >= LOG_OVERHEAD) {
+      const size = bytes.readInt32BE(p + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
+      if (size > to - p) break;
+      this.emit(bytes, p, onBatch); // the view's framing checks reject a size below the v2 header
+      batches++;
+      p += size;
+    }
+    if (p < to) this.fillCarry(bytes, p, to);
+    return batches;
+  }
+
+  /** Copies from bytes[p, to) into the carry up to the carried batch's size; returns the new p. */
+  private fillCarry(bytes: Buffer, p: number, to: number): number {
+    if (this.carryNeed < 0) {
+      const take = Math.min(LOG_OVERHEAD - this.carryLength, to - p);
+      this.ensureCarry(this.carryLength + take);
+      bytes.copy(this.carry, this.carryLength, p, p + take);
+      this.carryLength += take;
+      p += take;
+      if (this.carryLength < LOG_OVERHEAD) return p;
+      const size = this.carry.readInt32BE(BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
+      // A size below the header is left to the view's framing check (it throws CORRUPT).
+      this.carryNeed = Math.max(size, LOG_OVERHEAD);
+    }
+    const take = Math.min(this.carryNeed - this.carryLength, to - p);
+    this.ensureCarry(this.carryLength + take);
+    bytes.copy(this.carry, this.carryLength, p, p + take);
+    this.carryLength += take;
+    return p + take;
+  }
+
+  private ensureCarry(bytes: number): void {
+    if (bytes <= this.carry.length) return;
+    const grown = Buffer.allocUnsafeSlow(Math.max(bytes, this.carry.length * 2));
+    this.carry.copy(grown, 0, 0, this.carryLength);
+    this.carry = grown;
+  }
+
+  private emit(bytes: Buffer, start: number, onBatch: (batch: RecordBatch) => void): void {
+    const view = this.view === null ? (this.view = new RecordBatch(bytes, start)) : this.view.reset(bytes, start);
+    onBatch(view);
+  }
+}
