@@ -81,6 +81,7 @@ import type { LogConfig } from '../log-config.js';
 import type { ActiveWriteMode, AppendResult, LogMetrics, LogOpenOptions, LogState, ReadOptions } from './log-types.js';
 import { LocalLog, rollJitter } from './local-log.js';
 import { LogSegments } from './log-segments.js';
+import type { CleanerAccess } from '../cleaner/cleaner-access.js';
 import type { Segment } from '../segment/segment.js';
 import type { TimestampLookup } from '../segment/segment.js';
 import type { ProducerStateManager } from '../producer/producer-state-manager.js';
@@ -540,6 +541,15 @@ export class Log {
    */
   markOffline(cause: unknown): void {
     this.failStop.fail(cause);
+  }
+
+  /** What the log cleaner (cleaner/) reads and swaps; for nothing else. */
+  cleanerAccess(): CleanerAccess {
+    return {
+      io: this.io, dir: this.dir, topic: this.topic, partition: this.partition, config: this.config, segments: this.segments,
+      positions: this.positions, producerState: this.producerState, flusher: this.flusher, local: this.local,
+      failStop: this.failStop, now: this.now, runMutation: (op) => this.mutations.run(op),
+    };
   }
 
   private get active(): Segment {
