@@ -8,10 +8,11 @@
 // - each remaining `<base>.log.swap` covers [base, next offset of its last
 //   batch): every regular segment file (.log .index .timeindex .txnindex)
 //   whose base lies in that range is deleted, then the swap is renamed
-//   `<base>.log`. A swap holding no whole, ordered batch list (not one we
-//   wrote: ours are fdatasynced before the rename and never empty) is
-//   deleted instead, keeping the regular files. Its .index is then missing, so the loader recovers the
-//   segment (indexes rebuilt, producer state replayed over it).
+//   `<base>.log`; its .index is then missing, so the loader recovers the
+//   segment (indexes rebuilt, producer state replayed over it). A swap
+//   holding no whole, ordered batch list (not one we wrote: ours are
+//   fdatasynced before the rename and never empty) is deleted instead,
+//   keeping the regular files.
 // - `.swap` files of other kinds are deleted (we write none).
 // The directory is fsynced once if anything changed. Idempotent: a crash in
 // the middle is finished by the next load.
