@@ -65,6 +65,8 @@ export interface FilterContext {
   readonly aborted: AbortedRanges;
   /** Producers whose transaction is being scanned → whether any of its batches stayed. */
   readonly txnKept: Map<number, boolean>;
+  /** The earliest delete horizon among the batches kept (Infinity: none): when a pass is due again. */
+  earliestHorizonMs: number;
 }
 
 export type FilterOutcome =
@@ -112,8 +114,9 @@ export function filterBatch(batch: RecordBatch, ctx: FilterContext): FilterOutco
   if (batch.isTransactional) ctx.txnKept.set(batch.producerId, (ctx.txnKept.get(batch.producerId) ?? false) || stays);
   if (!stays) return { kind: 'drop', removedRecords: count };
   const needsHorizon = tombstones > 0 && !batch.hasDeleteHorizon;
-  if (kept.length === count && !needsHorizon) return KEEP;
   const horizon = batch.hasDeleteHorizon ? batch.deleteHorizonMs : needsHorizon ? ctx.nowMs + ctx.deleteRetentionMs : null;
+  if (horizon !== null && kept.length > 0 && horizon < ctx.earliestHorizonMs) ctx.earliestHorizonMs = horizon;
+  if (kept.length === count && !needsHorizon) return KEEP;
   return { kind: 'rebuilt', bytes: rebuild(batch, kept, kept.length === 0 ? null : horizon), removedRecords: count - kept.length };
 }
 
@@ -121,7 +124,12 @@ function filterMarker(batch: RecordBatch, ctx: FilterContext): FilterOutcome {
   const txnKept = ctx.txnKept.get(batch.producerId) === true;
   ctx.txnKept.delete(batch.producerId);
   if (txnKept) return KEEP;
-  if (batch.hasDeleteHorizon) return horizonPassed(batch, ctx) ? { kind: 'drop', removedRecords: batch.recordsCount } : KEEP;
+  if (batch.hasDeleteHorizon) {
+    if (horizonPassed(batch, ctx)) return { kind: 'drop', removedRecords: batch.recordsCount };
+    if (batch.deleteHorizonMs < ctx.earliestHorizonMs) ctx.earliestHorizonMs = batch.deleteHorizonMs;
+    return KEEP;
+  }
+  if (ctx.nowMs + ctx.deleteRetentionMs < ctx.earliestHorizonMs) ctx.earliestHorizonMs = ctx.nowMs + ctx.deleteRetentionMs;
   const records: RecordInput[] = [];
   const cursor = batch.records();
   while (cursor.next()) {

@@ -51,6 +51,8 @@ export interface CleanPassOptions {
   readonly pool: BlockingPool | null;
   /** Checked between steps: true stops the pass before its next swap. */
   readonly shouldStop: () => boolean;
+  /** Run even with nothing dirty: a delete horizon has passed (or a caller forces the pass). */
+  readonly horizonDue: boolean;
 }
 
 export interface CleanPassStats {
@@ -65,6 +67,8 @@ export interface CleanPassStats {
   removedRecords: number;
   groups: number;
   mappedKeys: number;
+  /** The earliest delete horizon left in the cleaned segments (Infinity: none): a pass is due then. */
+  earliestHorizonMs: number;
 }
 
 /** Runs `step` as a low-priority pool task (waiting for room), or inline without a pool. */
@@ -81,9 +85,9 @@ export async function cleanLog(access: CleanerAccess, options: CleanPassOptions)
   const range = cleanableRange(access, options.checkpointedOffset, options.nowMs);
   const stats: CleanPassStats = {
     outcome: 'nothing', firstDirtyOffset: range.firstDirtyOffset, range, bytesRead: 0, bytesWritten: 0, bytesSaved: 0,
-    removedRecords: 0, groups: 0, mappedKeys: 0,
+    removedRecords: 0, groups: 0, mappedKeys: 0, earliestHorizonMs: Number.POSITIVE_INFINITY,
   };
-  if (range.dirtyBytes === 0) return stats;
+  if (range.dirtyBytes === 0 && !options.horizonDue) return stats;
   const all = access.segments.all();
   const cleanable = all.filter((segment, i) => i < all.length - 1 && segment.baseOffset < range.firstUncleanableOffset);
   const aborted = new AbortedRanges();
@@ -97,7 +101,7 @@ export async function cleanLog(access: CleanerAccess, options: CleanPassOptions)
   }
   const ctx: FilterContext = {
     map, mapEndOffset: mapEnd, nowMs: options.nowMs, deleteRetentionMs: access.config.deleteRetentionMs,
-    lastBatchOfProducer, aborted, txnKept: new Map(),
+    lastBatchOfProducer, aborted, txnKept: new Map(), earliestHorizonMs: Number.POSITIVE_INFINITY,
   };
   for (const group of groupSegments(cleanable.filter((segment) => segment.baseOffset < mapEnd), access.config.segmentBytes)) {
     if (options.shouldStop()) {
@@ -114,6 +118,7 @@ export async function cleanLog(access: CleanerAccess, options: CleanPassOptions)
   }
   stats.outcome = 'cleaned';
   stats.firstDirtyOffset = mapEnd;
+  stats.earliestHorizonMs = ctx.earliestHorizonMs;
   return stats;
 }
 

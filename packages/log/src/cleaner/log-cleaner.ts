@@ -70,6 +70,8 @@ interface Progress {
   removedRecords: number;
   lastError: unknown;
   retryAfterMs: number;
+  /** The earliest delete horizon the last pass left: a pass is due then even with nothing dirty. */
+  nextHorizonMs: number;
 }
 
 export function logName(log: Log): string {
@@ -163,8 +165,9 @@ export class LogCleaner {
       if (!log.config.compacted || log.state !== 'open' || this.paused.has(name)) continue;
       if ((this.progress.get(name)?.retryAfterMs ?? 0) > now) continue;
       const range = cleanableRange(log.cleanerAccess(), this.checkpointed.get(name), now);
-      if (!needsCleaning(range, log.config)) continue;
-      const ratio = range.maxLagExceeded ? Number.POSITIVE_INFINITY : range.dirtyRatio;
+      const horizonDue = now >= (this.progress.get(name)?.nextHorizonMs ?? Number.POSITIVE_INFINITY);
+      if (!needsCleaning(range, log.config) && !horizonDue) continue;
+      const ratio = range.maxLagExceeded || horizonDue ? Number.POSITIVE_INFINITY : range.dirtyRatio;
       if (ratio > bestRatio) {
         best = log;
         bestRatio = ratio;
@@ -179,7 +182,7 @@ export class LogCleaner {
     return log === null ? null : this.clean(log);
   }
 
-  /** One pass on `log` now, whatever its ratio (tests, tools); waits for a running pass first. */
+  /** One pass on `log` now, whatever its ratio or horizons (tests, tools); waits for a running pass first. */
   async clean(log: Log): Promise<CleanPassStats> {
     while (this.running !== null) await this.running.done.catch(() => undefined);
     const name = logName(log);
@@ -199,7 +202,7 @@ export class LogCleaner {
     try {
       stats = await cleanLog(log.cleanerAccess(), {
         checkpointedOffset: this.checkpointed.get(name), offsetMapBytes: this.offsetMapBytes, nowMs: now,
-        throttler: this.throttler, pool: this.pool, shouldStop: () => this.stopping || this.paused.has(name),
+        throttler: this.throttler, pool: this.pool, shouldStop: () => this.stopping || this.paused.has(name), horizonDue: true,
       });
     } catch (error) {
       progress.failures++;
@@ -213,6 +216,7 @@ export class LogCleaner {
     progress.lastError = null;
     if (stats.outcome === 'cleaned') {
       progress.lastCleanMs = now;
+      progress.nextHorizonMs = stats.earliestHorizonMs;
       if (this.checkpointed.get(name) !== stats.firstDirtyOffset) {
         this.checkpointed.set(name, stats.firstDirtyOffset);
         await this.writeCheckpoint();
@@ -240,7 +244,7 @@ export class LogCleaner {
   private progressOf(name: string): Progress {
     let progress = this.progress.get(name);
     if (progress === undefined) {
-      progress = { lastCleanMs: null, passes: 0, failures: 0, bytesSaved: 0, removedRecords: 0, lastError: null, retryAfterMs: 0 };
+      progress = { lastCleanMs: null, passes: 0, failures: 0, bytesSaved: 0, removedRecords: 0, lastError: null, retryAfterMs: 0, nextHorizonMs: Number.POSITIVE_INFINITY };
       this.progress.set(name, progress);
     }
     return progress;
