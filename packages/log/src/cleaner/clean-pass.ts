@@ -71,6 +71,16 @@ export interface CleanPassStats {
   earliestHorizonMs: number;
 }
 
+/** A segment of the pass was closed meanwhile (truncation, deletion, close): the pass ends 'stale'. */
+class StaleSegment extends Error {
+  readonly stats: CleanPassStats;
+
+  constructor(stats: CleanPassStats) {
+    super('a segment of the pass was closed');
+    this.stats = stats;
+  }
+}
+
 /** Runs `step` as a low-priority pool task (waiting for room), or inline without a pool. */
 async function onPool<T>(pool: BlockingPool | null, step: () => Promise<T>): Promise<T> {
   if (pool === null) return step();
@@ -82,6 +92,15 @@ async function onPool<T>(pool: BlockingPool | null, step: () => Promise<T>): Pro
 }
 
 export async function cleanLog(access: CleanerAccess, options: CleanPassOptions): Promise<CleanPassStats> {
+  try {
+    return await cleanOnce(access, options);
+  } catch (error) {
+    if (!(error instanceof StaleSegment)) throw error;
+    return { ...error.stats, outcome: 'stale' };
+  }
+}
+
+async function cleanOnce(access: CleanerAccess, options: CleanPassOptions): Promise<CleanPassStats> {
   const range = cleanableRange(access, options.checkpointedOffset, options.nowMs);
   const stats: CleanPassStats = {
     outcome: 'nothing', firstDirtyOffset: range.firstDirtyOffset, range, bytesRead: 0, bytesWritten: 0, bytesSaved: 0,
@@ -147,6 +166,7 @@ async function buildOffsetMap(cleanable: readonly Segment[], range: CleanableRan
 
 /** Calls `onBatch` for every batch of the segment, in pool steps; returns true when `onBatch` said stop. */
 async function scanSegment(segment: Segment, options: CleanPassOptions, stats: CleanPassStats, onBatch: (batch: RecordBatch, last: boolean) => boolean, afterStep?: () => Promise<void>): Promise<boolean> {
+  if (segment.logFile.isClosed) throw new StaleSegment(stats);
   const file = segment.logFile.retain();
   try {
     const scanner = new BatchScanner(file, segment.size);
