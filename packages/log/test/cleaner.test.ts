@@ -144,3 +144,39 @@ describe('log cleaner: one pass', () => {
     await log.close();
   });
 });
+
+describe('log cleaner: compaction lags', () => {
+  async function filled(overrides: Record<string, number>, nowMs: number) {
+    const io = await newIo();
+    const c = clock(nowMs);
+    const log = await openLog(io, config({ ...COMPACT, ...overrides }), { now: c.fn });
+    for (let round = 0; round < 6; round++) for (let k = 0; k < 3; k++) await log.appendAsLeader(keyed([[`k${k}`, `v${round}`]], T0 + round));
+    await log.forceRoll();
+    log.updateHighWatermark(log.logEndOffset);
+    return { io, c, log, cleaner: cleanerFor(io, () => [log], c.fn) };
+  }
+
+  it('min.compaction.lag.ms: segments younger than the lag are not cleaned', async () => {
+    const young = await filled({ minCompactionLagMs: 10_000 }, T0 + 5_000);
+    expect(young.cleaner.dirtiest()).toBeNull();
+    expect((await young.cleaner.clean(young.log)).removedRecords).toBe(0);
+    expect(dataRecords(await readBatches(young.log)).length).toBe(18);
+    young.c.now = T0 + 20_000;
+    expect(young.cleaner.dirtiest()).toBe(young.log);
+    expect((await young.cleaner.clean(young.log)).removedRecords).toBeGreaterThan(0);
+    await young.log.close();
+  });
+
+  it('max.compaction.lag.ms: a log below the dirty ratio is cleaned once its oldest dirty record is past the lag', async () => {
+    const lagging = await filled({ minCleanableDirtyRatio: 1, maxCompactionLagMs: 10_000 }, T0 + 5_000);
+    // Ratio 1 is reached only when nothing is clean: make one pass first so a clean section exists.
+    await lagging.cleaner.clean(lagging.log);
+    for (let k = 0; k < 3; k++) await lagging.log.appendAsLeader(keyed([[`k${k}`, 'new']], T0 + 6_000));
+    await lagging.log.forceRoll();
+    lagging.log.updateHighWatermark(lagging.log.logEndOffset);
+    expect(lagging.cleaner.dirtiest()).toBeNull();
+    lagging.c.now = T0 + 6_000 + 10_001;
+    expect(lagging.cleaner.dirtiest()).toBe(lagging.log);
+    await lagging.log.close();
+  });
+});

@@ -82,7 +82,6 @@ export class LogCleaner {
   readonly offsetMapBytes: number;
   readonly backoffMs: number;
   readonly throttler: Throttler;
-  private readonly io: Io;
   private readonly logs: () => readonly Log[];
   private readonly pool: BlockingPool | null;
   private readonly now: () => number;
@@ -101,7 +100,6 @@ export class LogCleaner {
     this.offsetMapBytes = options.offsetMapBytes ?? 128 * 1024 * 1024;
     this.backoffMs = options.backoffMs ?? 15_000;
     this.throttler = new Throttler({ bytesPerSecond: options.bytesPerSecond ?? Number.POSITIVE_INFINITY });
-    this.io = options.io;
     this.logs = options.logs;
     this.pool = options.pool;
     this.now = options.now ?? Date.now;
