@@ -37,7 +37,8 @@ import type { CleanedGroup } from './segment-swap.js';
 import { sleepMs } from './throttler.js';
 import type { Throttler } from './throttler.js';
 
-const STEP_BYTES = 1024 * 1024;
+// Each step is pool work; between steps the event loop runs (the window read is a real I/O wait).
+const STEP_BYTES = 256 * 1024;
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 const INT32_MAX = 0x7fffffff;
 
