@@ -1,7 +1,8 @@
 // Real clients against the broker's admin APIs (issue 21): kafkajs 2.2.4's
 // admin client creates a topic with configs, describes and alters configs
 // (the value is still there after a broker restart on the same directory),
-// grows and deletes topics and describes the cluster; kcat (librdkafka) `-L`
+// grows and deletes topics and describes the cluster, alters a topic to
+// cleanup.policy=compact and reads it back compacted; kcat (librdkafka) `-L`
 // sees a deleted topic gone. Broker in-process on a random loopback port.
 // kcat has no admin commands; its part is skipped only when kcat is not
 // installed (.ci/run installs it).
@@ -14,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Broker } from '@seglog/broker';
+import { splitBatches } from '@seglog/records';
 import { kafkaClient } from './lib/broker-kafkajs.js';
 
 const run = promisify(execFile);
@@ -124,6 +126,80 @@ describe('kafkajs 2.2.4 admin', () => {
       expect((await admin.listTopics()).sort()).toEqual(['stay']);
       expect(readdirSync(dir).filter((n) => n.startsWith('grow'))).toEqual([]);
     });
+  });
+});
+
+describe('compaction through the admin API (kafkajs)', () => {
+  it('alterConfigs cleanup.policy=compact: duplicate keys over several segments are compacted to the latest per key', async () => {
+    await stopBroker();
+    broker = await Broker.start({ dataDir: dir, port: 0, autoCreatePartitions: 0, logCleanerBackoffMs: 10, log: () => undefined });
+    await withAdmin(async (admin) => {
+      await admin.createTopics({ topics: [{ topic: 'table', numPartitions: 1 }] });
+      await admin.alterConfigs({ validateOnly: false, resources: [{ type: ConfigResourceTypes.TOPIC, name: 'table', configEntries: [
+        { name: 'cleanup.policy', value: 'compact' }, { name: 'segment.bytes', value: '1024' }, { name: 'min.cleanable.dirty.ratio', value: '0.01' },
+      ] }] });
+    });
+    expect(broker.logManager?.getLog('table', 0)?.config.compacted).toBe(true);
+    const kafka = kafkaClient(broker.port);
+    const producer = kafka.producer();
+    await producer.connect();
+    const rounds = 12;
+    for (let round = 0; round < rounds; round++) {
+      for (let k = 0; k < 5; k++) await producer.send({ topic: 'table', messages: [{ key: `key-${k}`, value: `round-${round}-${'x'.repeat(40)}` }] });
+    }
+    await producer.disconnect();
+    const log = broker.logManager?.getLog('table', 0);
+    expect(log?.numberOfSegments).toBeGreaterThan(3);
+    // The background cleaner (10 ms backoff) runs on its own: wait for its pass by a count of turns, not a time.
+    for (let i = 0; i < 1000 && (broker.logManager?.cleaner.stateOf(log!).removedRecords ?? 0) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    const state = broker.logManager?.cleaner.stateOf(log!);
+    expect(state?.removedRecords).toBeGreaterThan(0);
+    // Read back by the engine (every batch CRC-checked by its reader) and, where installed, by kcat: librdkafka
+    // steps over the 61-byte empty batches the cleaner leaves (a group's last batch, a producer's last batch),
+    // as the Java client does. kafkajs 2.2.4 cannot: a fetch answer holding only record-less batches gives it no
+    // record to learn the next offset from, and it fetches the same offset again (Kafka's own cleaner leaves
+    // such batches too; see the report of issue 20).
+    await broker.logManager?.cleaner.stop(); // no further pass between the two reads
+    const end = log!.logEndOffset;
+    const messages: { offset: number; key: string; value: string }[] = [];
+    let next = log!.logStartOffset;
+    while (next < end) {
+      const plan = await log!.read(next, 1 << 20);
+      const bytes = await plan.toBuffer();
+      await plan.release();
+      for (const batch of splitBatches(bytes)) {
+        expect(batch.isValid()).toBe(true);
+        for (const r of batch.toRecords()) messages.push({ offset: r.offset, key: r.key?.toString() ?? '', value: r.value?.toString() ?? '' });
+      }
+      next = plan.nextOffset;
+    }
+    if (hasKcat) {
+      const { stdout } = await run('kcat', ['-b', `127.0.0.1:${broker.port}`, '-C', '-t', 'table', '-p', '0', '-o', 'beginning', '-e', '-q', '-f', '%o %k %s\\n']);
+      const viaKcat = stdout.trim().split('\n').map((line) => { const [o, k, v] = line.split(' '); return { offset: Number(o), key: k ?? '', value: v ?? '' }; });
+      expect(viaKcat).toEqual(messages);
+    }
+    expect(messages.length).toBeLessThan(rounds * 5);
+    const latest = new Map<string, string>();
+    let previous = -1;
+    for (const m of messages) {
+      expect(m.offset).toBeGreaterThan(previous);
+      previous = m.offset;
+      latest.set(m.key, m.value);
+    }
+    for (let k = 0; k < 5; k++) expect(latest.get(`key-${k}`)).toBe(`round-${rounds - 1}-${'x'.repeat(40)}`);
+    expect(await topicConfig('table', 'cleanup.policy')).toEqual({ value: 'compact', isDefault: false });
+    // A kafkajs consumer group commits to __consumer_offsets, which the broker creates compacted (Kafka's configs).
+    const consumer = kafka.consumer({ groupId: 'compacted-offsets' });
+    await consumer.connect();
+    await consumer.subscribe({ topic: 'table', fromBeginning: false });
+    await consumer.run({ eachMessage: async () => undefined });
+    await consumer.disconnect();
+    const offsetsLogs = broker.logManager?.logs().filter((l) => l.topic === '__consumer_offsets') ?? [];
+    expect(offsetsLogs.length).toBeGreaterThan(0);
+    for (const offsetsLog of offsetsLogs) {
+      expect(offsetsLog.config.cleanupPolicy).toBe('compact');
+      expect(offsetsLog.config.segmentBytes).toBe(100 * 1024 * 1024);
+    }
   });
 });
 

@@ -33,6 +33,8 @@ export interface BrokerOptions {
    * guard. null = the LogConfig default, 64 MiB. `--min-free-bytes`.
    */
   readonly minFreeBytes: number | null;
+  /** Kafka's log.cleaner.backoff.ms: how long the log cleaner sleeps when no compacted log needs a pass. */
+  readonly logCleanerBackoffMs: number;
   /** Partitions of a topic created by Metadata auto-creation (0 disables it); also CreateTopics' default. */
   readonly autoCreatePartitions: number;
   /** Partitions are BlackholeLogs: appends are checked and discarded, fetches fail (benchmark mode). */
@@ -91,6 +93,7 @@ export const BROKER_DEFAULTS: BrokerOptions = Object.freeze({
   preallocate: false,
   tailCacheBytes: null,
   minFreeBytes: null,
+  logCleanerBackoffMs: 15_000,
   autoCreatePartitions: 1,
   blackhole: false,
   ackMode: 'written',

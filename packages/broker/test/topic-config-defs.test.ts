@@ -87,6 +87,11 @@ describe('topic config validation', () => {
           expect(BigInt(got as number)).toBe(want > BigInt(Number.MAX_SAFE_INTEGER) ? BigInt(Number.MAX_SAFE_INTEGER) : want);
         } else if (def.type === 'BOOLEAN') {
           expect(got).toBe(value.trim().toLowerCase() === 'true');
+        } else if (def.type === 'DOUBLE') {
+          expect(got).toBe(Number(value.trim()));
+        } else if (def.type === 'LIST') {
+          // One spelling per set of items (LogConfig's cleanupPolicy): sorted, deduplicated.
+          expect(got).toBe([...new Set(value.split(',').map((item) => item.trim()).filter((item) => item !== ''))].sort().join(','));
         } else {
           expect(got).toBe(value.trim());
         }

@@ -28,6 +28,8 @@ export const Priority = {
   read: 20,
   checkpoint: 10,
   eviction: 10,
+  /** The log cleaner: runs only when nothing else waits. */
+  cleaner: 0,
 } as const;
 export type Priority = (typeof Priority)[keyof typeof Priority];
 

@@ -11,6 +11,8 @@ import { SeglogError } from '@seglog/common';
 
 export type MessageTimestampType = 'CreateTime' | 'LogAppendTime';
 export type WriteMode = 'buffered' | 'direct';
+/** cleanup.policy: segments go by retention ('delete'), by compaction ('compact'), both, or neither (Kafka's empty list: keep everything). */
+export type CleanupPolicy = 'delete' | 'compact' | 'compact,delete' | '';
 
 export interface LogConfigValues {
   /** segment.bytes: roll when an append would make the segment larger than this. */
@@ -45,6 +47,16 @@ export interface LogConfigValues {
   readonly messageTimestampAfterMaxMs: number;
   /** producer.id.expiration.ms (a broker setting in Kafka). */
   readonly producerIdExpirationMs: number;
+  /** cleanup.policy: 'compact' keeps the latest record per key (the log cleaner); retention by size and time needs 'delete'. */
+  readonly cleanupPolicy: CleanupPolicy;
+  /** min.cleanable.dirty.ratio: a log is cleaned when dirty / (clean + dirty) bytes reach this (0..1). */
+  readonly minCleanableDirtyRatio: number;
+  /** min.compaction.lag.ms: a record stays uncompacted at least this long (by segment largest timestamp). */
+  readonly minCompactionLagMs: number;
+  /** max.compaction.lag.ms: a dirty record older than this makes the log eligible whatever its ratio. */
+  readonly maxCompactionLagMs: number;
+  /** delete.retention.ms: how long tombstones and empty-transaction markers survive after their first clean (the delete horizon). */
+  readonly deleteRetentionMs: number;
   /** seglog: appends are rejected (retriable) when the file system has fewer free bytes than this. */
   readonly minFreeBytes: number;
   /** seglog: page-cache writes or O_DIRECT for new segments. */
@@ -59,6 +71,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 type KeySpec =
   | { readonly kafka: string; readonly type: 'int' | 'long'; readonly min: number }
+  | { readonly kafka: string; readonly type: 'double'; readonly min: number; readonly max: number }
   | { readonly kafka: string; readonly type: 'boolean' }
   | { readonly kafka: string; readonly type: 'enum'; readonly values: readonly string[] };
 
@@ -81,6 +94,11 @@ const SPECS: { readonly [K in LogConfigKey]: KeySpec } = {
   messageTimestampBeforeMaxMs: { kafka: 'message.timestamp.before.max.ms', type: 'long', min: 0 },
   messageTimestampAfterMaxMs: { kafka: 'message.timestamp.after.max.ms', type: 'long', min: 0 },
   producerIdExpirationMs: { kafka: 'producer.id.expiration.ms', type: 'int', min: 1 },
+  cleanupPolicy: { kafka: 'cleanup.policy', type: 'enum', values: ['delete', 'compact', 'compact,delete', ''] },
+  minCleanableDirtyRatio: { kafka: 'min.cleanable.dirty.ratio', type: 'double', min: 0, max: 1 },
+  minCompactionLagMs: { kafka: 'min.compaction.lag.ms', type: 'long', min: 0 },
+  maxCompactionLagMs: { kafka: 'max.compaction.lag.ms', type: 'long', min: 1 },
+  deleteRetentionMs: { kafka: 'delete.retention.ms', type: 'long', min: 0 },
   minFreeBytes: { kafka: 'seglog.min.free.bytes', type: 'long', min: 0 },
   writeMode: { kafka: 'seglog.write.mode', type: 'enum', values: ['buffered', 'direct'] },
 };
@@ -102,6 +120,11 @@ const DEFAULTS: LogConfigValues = {
   messageTimestampBeforeMaxMs: NEVER,
   messageTimestampAfterMaxMs: NEVER,
   producerIdExpirationMs: DAY_MS,
+  cleanupPolicy: 'delete',
+  minCleanableDirtyRatio: 0.5,
+  minCompactionLagMs: 0,
+  maxCompactionLagMs: NEVER,
+  deleteRetentionMs: DAY_MS,
   // Room for a roll (two preallocated 10 MiB indexes, snapshots, checkpoints)
   // and the in-flight writes of a busy log, well before ENOSPC.
   minFreeBytes: 64 * 1024 * 1024,
@@ -131,6 +154,10 @@ function checkValue(key: LogConfigKey, value: unknown): void {
         throw invalidConfig(key, value, `must be one of ${spec.values.join(', ')}`);
       }
       return;
+    case 'double':
+      if (typeof value !== 'number' || !Number.isFinite(value)) throw invalidConfig(key, value, 'must be a finite number');
+      if (value < spec.min || value > spec.max) throw invalidConfig(key, value, `must be between ${spec.min} and ${spec.max}`);
+      return;
     case 'int':
     case 'long': {
       if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw invalidConfig(key, value, 'must be a safe integer');
@@ -151,7 +178,12 @@ function parseKafkaValue(key: LogConfigKey, text: string): unknown {
     if (lower === 'false') return false;
     throw invalidConfig(key, text, 'must be true or false');
   }
-  if (spec.type === 'enum') return trimmed;
+  if (spec.type === 'enum') return key === 'cleanupPolicy' ? normalizePolicy(trimmed) : trimmed;
+  if (spec.type === 'double') {
+    const value = trimmed === '' ? Number.NaN : Number(trimmed);
+    if (!Number.isFinite(value)) throw invalidConfig(key, text, 'must be a decimal number');
+    return value;
+  }
   if (!/^[+-]?[0-9]+$/.test(trimmed)) throw invalidConfig(key, text, 'must be a decimal integer');
   const value = Number(trimmed);
   if (spec.type === 'long' && value > NEVER) {
@@ -160,6 +192,19 @@ function parseKafkaValue(key: LogConfigKey, text: string): unknown {
     return NEVER;
   }
   return value;
+}
+
+/** Kafka's cleanup.policy is a list ("delete,compact", "compact, delete"): one canonical spelling per set. */
+function normalizePolicy(text: string): string {
+  const parts = [...new Set(text.split(',').map((part) => part.trim()).filter((part) => part !== ''))].sort();
+  return parts.join(',');
+}
+
+/** Kafka's cross-key rule (LogConfig.validateValues): the minimum compaction lag cannot exceed the maximum. */
+function checkCrossKeys(v: LogConfigValues): void {
+  if (v.minCompactionLagMs > v.maxCompactionLagMs) {
+    throw invalidConfig('minCompactionLagMs', v.minCompactionLagMs, `must not exceed maxCompactionLagMs (${v.maxCompactionLagMs})`);
+  }
 }
 
 /**
@@ -186,6 +231,11 @@ export class LogConfig implements LogConfigValues {
   readonly messageTimestampBeforeMaxMs: number;
   readonly messageTimestampAfterMaxMs: number;
   readonly producerIdExpirationMs: number;
+  readonly cleanupPolicy: CleanupPolicy;
+  readonly minCleanableDirtyRatio: number;
+  readonly minCompactionLagMs: number;
+  readonly maxCompactionLagMs: number;
+  readonly deleteRetentionMs: number;
   readonly minFreeBytes: number;
   readonly writeMode: WriteMode;
 
@@ -196,6 +246,7 @@ export class LogConfig implements LogConfigValues {
     }
     const v: LogConfigValues = { ...DEFAULTS, ...stripUndefined(overrides) };
     for (const key of KEYS) checkValue(key, v[key]);
+    checkCrossKeys(v);
     this.segmentBytes = v.segmentBytes;
     this.segmentMs = v.segmentMs;
     this.segmentJitterMs = v.segmentJitterMs;
@@ -212,9 +263,24 @@ export class LogConfig implements LogConfigValues {
     this.messageTimestampBeforeMaxMs = v.messageTimestampBeforeMaxMs;
     this.messageTimestampAfterMaxMs = v.messageTimestampAfterMaxMs;
     this.producerIdExpirationMs = v.producerIdExpirationMs;
+    this.cleanupPolicy = v.cleanupPolicy;
+    this.minCleanableDirtyRatio = v.minCleanableDirtyRatio;
+    this.minCompactionLagMs = v.minCompactionLagMs;
+    this.maxCompactionLagMs = v.maxCompactionLagMs;
+    this.deleteRetentionMs = v.deleteRetentionMs;
     this.minFreeBytes = v.minFreeBytes;
     this.writeMode = v.writeMode;
     Object.freeze(this);
+  }
+
+  /** cleanup.policy includes compact: the cleaner compacts this log and null keys are refused. */
+  get compacted(): boolean {
+    return this.cleanupPolicy === 'compact' || this.cleanupPolicy === 'compact,delete';
+  }
+
+  /** cleanup.policy includes delete: retention by size and time applies. */
+  get deletes(): boolean {
+    return this.cleanupPolicy === 'delete' || this.cleanupPolicy === 'compact,delete';
   }
 
   /** A new config with `overrides` applied on top of this one (e.g. topic overrides on broker defaults). */

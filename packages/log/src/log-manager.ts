@@ -60,6 +60,7 @@ import { Log } from './log/log.js';
 import type { CorruptionPolicy, DirectFallback } from './log/log.js';
 import type { LogConfig } from './log-config.js';
 import { DirCheckpointer } from './log-dir/dir-checkpointer.js';
+import { LogCleaner } from './cleaner/log-cleaner.js';
 import { readStartState, startPositions, writeCleanShutdownMarker } from './log-dir/dir-start.js';
 import type { StartState } from './log-dir/dir-start.js';
 import { lockDataDir } from './log-dir/dir-lock.js';
@@ -110,6 +111,8 @@ export interface LogManagerOptions {
   readonly onRefusal?: (notice: RefusalNotice) => void;
   /** Minimum time between two refusal notices. Default 10000. */
   readonly refusalNoticeIntervalMs?: number;
+  /** The log cleaner of compacted logs (cleaner/log-cleaner.ts): on by default, Kafka's log.cleaner.* settings. */
+  readonly cleaner?: { readonly enabled?: boolean; readonly offsetMapBytes?: number; readonly bytesPerSecond?: number; readonly backoffMs?: number };
   /** Told (synchronously) of each direct-mode segment written buffered instead, with its `<topic>-<partition>`. Default: nothing. */
   readonly onDirectFallback?: (partition: string, fallback: DirectFallback) => void;
 }
@@ -186,6 +189,8 @@ export class LogManager {
   private readonly onDirectFallback: ((partition: string, fallback: DirectFallback) => void) | null;
   /** The pool every log's blocking work runs on. */
   readonly pool: BlockingPool;
+  /** Cleans the compacted logs (cleaner-offset-checkpoint in this directory). */
+  readonly cleaner: LogCleaner;
   /** The tail-cache budget across logs (LRU between logs). */
   readonly tailCacheBudget: TailCacheBudget;
   /** The pool, the direct-mode arena and the tail-cache budget every log shares. */
@@ -222,6 +227,7 @@ export class LogManager {
     this.pool = resources.pool;
     this.tailCacheBudget = resources.tailCacheBudget;
     this.resources = resources;
+    this.cleaner = new LogCleaner({ io, dataDir: dir, logs: () => this.logs(), pool: this.pool, now: this.now, ...options.cleaner });
   }
 
   /** Caller vs pool counts of every open log, summed. */
@@ -254,12 +260,14 @@ export class LogManager {
       manager = new LogManager(io, dir, options, lock, start, guard);
       await guard.refresh();
       await manager.loadLogs(options.loadConcurrency ?? 2, start);
+      await manager.cleaner.load();
     } catch (error) {
       if (manager !== null) await manager.closeHandles();
       else await lock.release();
       throw error;
     }
     manager.startCheckpointTimer(checkpointMs);
+    if (options.cleaner?.enabled !== false) manager.cleaner.start();
     return manager;
   }
 
@@ -346,6 +354,9 @@ export class LogManager {
     const log = this.logsByName.get(name);
     if (log === undefined) throw unknownPartition(this.dir, topic, partition);
     this.logsByName.delete(name);
+    await this.cleaner.pause(name);
+    this.cleaner.forget(name);
+    this.cleaner.resume(name);
     try {
       await log.close();
       await deletePartitionDir(this.io, this.dir, topic, partition);
@@ -365,6 +376,7 @@ export class LogManager {
     this.checkUsable();
     const log = this.logsByName.get(name);
     if (log === undefined) throw unknownPartition(this.dir, topic, partition);
+    await this.cleaner.pause(name);
     try {
       await log.close();
       const positions = { topic, partition, recoveryPoint: log.durableOffset, logStartOffset: log.logStartOffset, hadCleanShutdown: true };
@@ -373,6 +385,8 @@ export class LogManager {
       return reopened;
     } catch (error) {
       throw this.failWith(error);
+    } finally {
+      this.cleaner.resume(name);
     }
   }
 
@@ -416,6 +430,7 @@ export class LogManager {
   private async closeOnce(): Promise<void> {
     if (this.stateValue === 'closed') return;
     this.checkpoints.stopTimer();
+    await this.cleaner.stop();
     await this.checkpoints.idle();
     await Promise.allSettled([...this.creating.values()]);
     const wasOpen = this.stateValue === 'open';
@@ -522,6 +537,7 @@ export class LogManager {
   /** Closes every log (offline ones only drop handles) and releases the lock; the manager ends closed. */
   private async closeHandles(): Promise<void> {
     this.checkpoints.stopTimer();
+    await this.cleaner.stop();
     await Promise.allSettled(this.logs().map((log) => log.close()));
     await this.pool.close();
     const lock = this.lock;

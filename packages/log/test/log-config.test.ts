@@ -98,6 +98,6 @@ describe('LogConfig', () => {
     expect(thrown(() => LogConfig.fromKafkaProperties({ 'segment.bytes': '9223372036854775807' })).code).toBe('SEGLOG_ERR_LOG_INVALID_CONFIG');
     expect(thrown(() => LogConfig.fromKafkaProperties({ 'flush.ms': '9223372036854775808' })).code).toBe('SEGLOG_ERR_LOG_INVALID_CONFIG');
     expect(thrown(() => LogConfig.fromKafkaProperties({ 'segment.ms': '1h' })).code).toBe('SEGLOG_ERR_LOG_INVALID_CONFIG');
-    expect(thrown(() => LogConfig.fromKafkaProperties({ 'cleanup.policy': 'delete' })).context).toMatchObject({ key: 'cleanup.policy' });
+    expect(thrown(() => LogConfig.fromKafkaProperties({ 'log.cleaner.threads': '1' })).context).toMatchObject({ key: 'log.cleaner.threads' });
   });
 });

@@ -14,6 +14,8 @@ import { listSegments, resolveLogDirs } from '../internal/log-dirs.js';
 import type { PartitionDir } from '../internal/log-dirs.js';
 import type { Progress } from '../internal/progress.js';
 import { SegmentScanner } from '../internal/segment-scanner.js';
+import { cleanerStateOf, cleanerText, readCleanerCheckpoint } from '../internal/cleaner-state.js';
+import type { CleanerCheckpoint, CleanerFileState } from '../internal/cleaner-state.js';
 
 export interface PartitionStats {
   partition: string;
@@ -28,15 +30,23 @@ export interface PartitionStats {
   newestTimestamp: number;
   /** Segments whose scan did not end cleanly (see `seglog verify`). */
   damagedSegments: string[];
+  /** Batches carrying a delete horizon (attribute bit 6: tombstones or empty-transaction markers the cleaner will drop). */
+  deleteHorizonBatches?: number;
+  /** Batches with no records (what the cleaner leaves of a producer's last batch). */
+  emptyBatches?: number;
+  /** The cleaner's state (cleaner-offset-checkpoint), when it has cleaned this partition. */
+  cleaner?: CleanerFileState;
 }
 
-async function partitionStats(ctx: CliContext, partition: PartitionDir, logStartCheckpoint: number | undefined, progress: Progress): Promise<PartitionStats> {
+async function partitionStats(ctx: CliContext, partition: PartitionDir, logStartCheckpoint: number | undefined, progress: Progress, cleaner: CleanerCheckpoint): Promise<PartitionStats> {
   const segments = await listSegments(ctx.io, partition.dir);
   const stats: PartitionStats = {
     partition: partition.name, segments: segments.length, logBytes: 0, otherBytes: 0, batches: 0, records: 0,
     logStartOffset: Math.max(logStartCheckpoint ?? 0, segments[0]?.baseOffset ?? 0), logEndOffset: segments[0]?.baseOffset ?? 0,
     oldestTimestamp: -1, newestTimestamp: -1, damagedSegments: [],
   };
+  let horizons = 0;
+  let empty = 0;
   for (const name of await ctx.io.readdir(partition.dir)) {
     if (!name.endsWith('.log')) stats.otherBytes += (await ctx.io.stat(path.join(partition.dir, name))).size;
   }
@@ -51,6 +61,8 @@ async function partitionStats(ctx: CliContext, partition: PartitionDir, logStart
         stats.batches++;
         try {
           stats.records += Math.max(0, batch.recordsCount);
+          if (batch.hasDeleteHorizon) horizons++;
+          if (batch.recordsCount === 0) empty++;
           stats.logEndOffset = Math.max(stats.logEndOffset, batch.nextOffset);
           const ts = batch.maxTimestamp;
           if (ts >= 0 && (stats.oldestTimestamp < 0 || ts < stats.oldestTimestamp)) stats.oldestTimestamp = ts;
@@ -66,6 +78,12 @@ async function partitionStats(ctx: CliContext, partition: PartitionDir, logStart
       await scanner.close();
     }
   }
+  const state = cleanerStateOf(cleaner, partition.name, segments);
+  if (state !== null || horizons > 0 || empty > 0) {
+    stats.deleteHorizonBatches = horizons;
+    stats.emptyBatches = empty;
+  }
+  if (state !== null) stats.cleaner = state;
   return stats;
 }
 
@@ -102,6 +120,8 @@ export const statsCommand: CommandSpec = {
     'Scans every batch header of every segment (read only). Log start offset: the larger of the first segment\'s',
     'base and the log-start-offset checkpoint; log end offset: the offset after the last whole batch on disk.',
     'Timestamps are batch max timestamps (oldest = smallest, newest = largest; -1 and missing are skipped).',
+    'Compacted partitions get a cleaner line: first dirty offset (cleaner-offset-checkpoint), dirty ratio by',
+    'segments, the checkpoint\'s time (the last pass that moved it), batches with a delete horizon, empty batches.',
   ],
   options: {
     json: { type: 'boolean', description: 'print one JSON object per partition, then one for the total' },
@@ -116,7 +136,8 @@ export const statsCommand: CommandSpec = {
     const progress = ctx.progress('stats', totalBytes);
     const all: PartitionStats[] = [];
     try {
-      for (const partition of dirs.partitions) all.push(await partitionStats(ctx, partition, logStart.offsets.get(partition.name), progress));
+      const cleaner = await readCleanerCheckpoint(ctx.io, dirs.dataDir);
+      for (const partition of dirs.partitions) all.push(await partitionStats(ctx, partition, logStart.offsets.get(partition.name), progress, cleaner));
     } finally {
       progress.done();
     }
@@ -132,6 +153,9 @@ export const statsCommand: CommandSpec = {
     for (const s of all) {
       ctx.out(json ? JSON.stringify({ type: 'partition', ...s }) : statsLine(s));
       if (!json) for (const damaged of s.damagedSegments) ctx.out(`  warning: ${damaged} (run seglog verify)`);
+      if (!json && s.deleteHorizonBatches !== undefined) {
+        ctx.out(`  ${s.cleaner === undefined ? 'cleaner: not cleaned yet' : cleanerText(s.cleaner)}, delete-horizon batches ${s.deleteHorizonBatches}, empty batches ${s.emptyBatches ?? 0}`);
+      }
     }
     ctx.out(json ? JSON.stringify({ type: 'total', ...total }) : totalLine(total));
     return 0;

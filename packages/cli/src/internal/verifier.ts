@@ -45,6 +45,7 @@ import type { Io } from '@seglog/io';
 import {
   FileNames, LeaderEpochCheckpoint, OffsetIndex, TimeIndex, TxnIndex, decodeSnapshot, snapshotOffsets,
 } from '@seglog/log';
+import { cleanerStateOf, cleanerText, readCleanerCheckpoint } from './cleaner-state.js';
 import { readOffsetCheckpoint } from './checkpoints.js';
 import { resumeAfterDamage } from './damage-resume.js';
 import { describeEnd, errorText, hex32 } from './dump-log.js';
@@ -157,6 +158,7 @@ export class Verifier {
     if (dirs.kind === 'data') {
       await this.verifyOffsetCheckpoint(dirs.dataDir, FileNames.recoveryPointCheckpoint, 'recovery point', logEndOffsets);
       await this.verifyOffsetCheckpoint(dirs.dataDir, FileNames.logStartOffsetCheckpoint, 'log start offset', logEndOffsets);
+      await this.verifyCleanerCheckpoint(dirs, logEndOffsets);
       await this.verifyProducerIdFile(dirs.dataDir);
     }
   }
@@ -450,6 +452,29 @@ export class Verifier {
       this.add({ severity: 'problem', file, what: `next producer id ${content.next} is not above producer id ${highest} in the logs: a broker would hand out an id already used; ${repair}` });
     } else if (content.legacy) {
       this.add({ severity: 'note', file, what: `legacy format without a checksum (next producer id ${content.next}); the broker rewrites it checked at its next reservation` });
+    }
+  }
+
+  /**
+   * cleaner-offset-checkpoint: never damage (a stale or unreadable one only
+   * makes the next pass start over at the log start), so notes: the cleaner
+   * state of each partition it names, an offset beyond the log end, a file
+   * that does not parse.
+   */
+  private async verifyCleanerCheckpoint(dirs: LogDirs, logEndOffsets: ReadonlyMap<string, number>): Promise<void> {
+    const checkpoint = await readCleanerCheckpoint(this.io, dirs.dataDir);
+    const read = checkpoint.read;
+    if (!read.exists) return;
+    if (read.error !== null) {
+      this.add({ severity: 'note', file: read.path, what: `${errorText(read.error)} (the cleaner starts over at each log start)` });
+      return;
+    }
+    for (const partition of dirs.partitions) {
+      const state = cleanerStateOf(checkpoint, partition.name, await listSegments(this.io, partition.dir));
+      if (state === null) continue;
+      const end = logEndOffsets.get(partition.name) ?? 0;
+      const beyond = state.firstDirtyOffset > end ? `; beyond the log end offset ${end}: the next pass starts at the log start` : '';
+      this.add({ severity: 'note', file: read.path, offset: state.firstDirtyOffset, what: `${partition.name}: ${cleanerText(state)}${beyond}` });
     }
   }
 

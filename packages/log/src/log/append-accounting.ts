@@ -79,6 +79,7 @@ export function validateLeaderBatch(buffer: Buffer, config: LogConfig, nowMs: nu
     now: nowMs,
     timestampBeforeMaxMs: config.messageTimestampBeforeMaxMs,
     timestampAfterMaxMs: config.messageTimestampAfterMaxMs,
+    compacted: config.compacted,
   });
 }
 

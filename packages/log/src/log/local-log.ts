@@ -208,6 +208,11 @@ export class LocalLog {
    */
   async deleteSegment(segment: Segment): Promise<void> {
     await segment.renameToDeleted();
+    await this.retireRenamed(segment);
+  }
+
+  /** deleteSegment's second half, for a segment whose files are already `.deleted` (the cleaner's swap). */
+  async retireRenamed(segment: Segment): Promise<void> {
     await segment.close();
     this.metrics.deletedSegments++;
     const paths = (['log', 'index', 'timeindex', 'txnindex'] as const).map((kind) => Segment.path(this.dir, segment.baseOffset, kind, 'deleted'));

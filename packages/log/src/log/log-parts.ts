@@ -74,6 +74,8 @@ export interface LogParts {
   readonly closer: LogCloser;
   readonly reader: LogReader;
   readonly appender: LogAppender;
+  /** Group commit; the cleaner pauses it around a segment swap. */
+  readonly flusher: LogFlusher;
 }
 
 /** Makes and wires the parts of one Log; the flusher's timer is running when it returns. */
@@ -139,5 +141,5 @@ export function buildLogParts(input: LogPartsInput): LogParts {
     beforeAppend: options.beforeAppend ?? null,
   });
   flusher.startTimer();
-  return { failStop, mutations, segments, writeQueue, local, retention, acks, truncation, closer, reader, appender };
+  return { failStop, mutations, segments, writeQueue, local, retention, acks, truncation, closer, reader, appender, flusher };
 }

@@ -65,6 +65,8 @@ export class LogRetention {
     // Kafka runs this on its own schedule (producer.id.expiration.check.interval.ms); retention is periodic too.
     this.producerState.removeExpiredProducers(now);
     let deleted = await this.deleteWhile((segment, next) => next !== undefined && next.baseOffset <= this.positions.logStart);
+    // cleanup.policy=compact alone: the cleaner, not retention, removes data (only the log-start breach applies).
+    if (!this.config.deletes) return deleted;
     if (this.config.retentionBytes >= 0) {
       let excess = this.segments.sizeInBytes - this.config.retentionBytes;
       deleted += await this.deleteWhile((segment) => {

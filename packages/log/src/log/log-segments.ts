@@ -90,6 +90,18 @@ export class LogSegments {
     this.segments.push(segment);
   }
 
+  /**
+   * Replaces `count` consecutive segments starting at `index` with one
+   * segment of the same base (the cleaner's swap); the active one is never
+   * replaced. A new array, so readers iterating the old one stay consistent.
+   */
+  replace(index: number, count: number, segment: Segment): void {
+    const first = this.segments[index];
+    assert(first !== undefined && first.baseOffset === segment.baseOffset, 'LogSegments.replace: the new segment must have the first base');
+    assert(count >= 1 && index + count < this.segments.length, 'LogSegments.replace: the active segment cannot be replaced');
+    this.segments = [...this.segments.slice(0, index), segment, ...this.segments.slice(index + count)];
+  }
+
   /** Removes and returns the segments with base > offset. */
   removeAbove(offset: number): Segment[] {
     const removed = this.segments.filter((segment) => segment.baseOffset > offset);

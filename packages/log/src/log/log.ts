@@ -71,6 +71,7 @@ import type { LogTruncation } from './log-truncation.js';
 import type { LogAcks } from './log-acks.js';
 import type { LogCloser } from './log-closer.js';
 import { buildLogParts } from './log-parts.js';
+import type { LogFlusher } from './log-flusher.js';
 import type { WriteQueue } from './write-queue.js';
 import { newPlacementMetrics, snapshotPlacement } from './placement.js';
 import type { PlacementMetrics } from './placement.js';
@@ -80,6 +81,7 @@ import type { ActiveWriteMode, AppendResult, LogMetrics, LogOpenOptions, LogStat
 import type { LocalLog } from './local-log.js';
 import { rollJitter } from './local-log.js';
 import type { LogSegments } from './log-segments.js';
+import type { CleanerAccess } from '../cleaner/cleaner-access.js';
 import type { Segment } from '../segment/segment.js';
 import type { TimestampLookup } from '../segment/segment.js';
 import type { ProducerStateManager } from '../producer/producer-state-manager.js';
@@ -130,6 +132,7 @@ export class Log {
   private readonly closer: LogCloser;
   private readonly reader: LogReader;
   private readonly appender: LogAppender;
+  private readonly flusher: LogFlusher;
   private readonly now: () => number;
 
   private constructor(io: Io, dir: string, config: LogConfig, options: LogOpenOptions, loaded: Awaited<ReturnType<typeof loadLog>>) {
@@ -167,6 +170,7 @@ export class Log {
     this.closer = parts.closer;
     this.reader = parts.reader;
     this.appender = parts.appender;
+    this.flusher = parts.flusher;
   }
 
   /** Opens (creating, loading and if needed recovering) the log in `dir`. */
@@ -471,6 +475,15 @@ export class Log {
    */
   markOffline(cause: unknown): void {
     this.failStop.fail(cause);
+  }
+
+  /** What the log cleaner (cleaner/) reads and swaps; for nothing else. */
+  cleanerAccess(): CleanerAccess {
+    return {
+      io: this.io, dir: this.dir, topic: this.topic, partition: this.partition, config: this.config, segments: this.segments,
+      positions: this.positions, producerState: this.producerState, flusher: this.flusher, local: this.local,
+      failStop: this.failStop, now: this.now, runMutation: (op) => this.mutations.run(op),
+    };
   }
 
   private get active(): Segment {

@@ -3,8 +3,9 @@
 // the Log starts from.
 //
 // Rules (and where they deliberately differ from Kafka):
-// - `.deleted`, `.cleaned`, `.swap` and `.tmp` files are removed (there is no
-//   compaction yet, so a `.swap` is never promoted); index files without a
+// - Cleaner leftovers first (cleaner/swap-recovery.ts, §21 step 1): `.cleaned`
+//   files are deleted, a `.log.swap` replaces the regular segments its offsets
+//   cover. Then `.deleted` and `.tmp` files are removed; index files without a
 //   `.log` are removed; the directory is fsynced if anything was removed.
 // - Clean shutdown: no scan, except segments whose `.index` is missing or
 //   whose indexes fail the sanity check, and segments whose .log does not
@@ -67,6 +68,7 @@ import { recoveryVerdict } from './recovery-verdict.js';
 import type { RecoveryFacts } from './recovery-verdict.js';
 import { logCorruption } from '../internal/log-errors.js';
 import { seams } from '../internal/test-seams.js';
+import { recoverCleanerLeftovers } from '../cleaner/swap-recovery.js';
 
 export type CorruptionPolicy = 'fail' | 'truncate';
 
@@ -95,6 +97,7 @@ export interface LoadedLog {
 
 /** Removes transient and orphan files; returns the base offsets that have a .log file, ascending. */
 async function cleanDirectory(io: Io, dir: string): Promise<number[]> {
+  await recoverCleanerLeftovers(io, dir);
   const names = await io.readdir(dir);
   const logs = new Set<number>();
   const indexes: { name: string; offset: number }[] = [];

@@ -40,6 +40,12 @@ export function offsetsPartitionFor(groupId: string, count: number): number {
   return abs % count;
 }
 
+/** The topic configs __consumer_offsets is created with (Kafka's GroupCoordinator.offsetsTopicConfigs). */
+export const OFFSETS_TOPIC_CONFIGS: Readonly<Record<string, string>> = Object.freeze({
+  'cleanup.policy': 'compact',
+  'segment.bytes': String(100 * 1024 * 1024),
+});
+
 export class OffsetsTopic implements GroupPersistence {
   private readonly ctx: BrokerContext;
   private readonly logs: readonly PartitionLog[];
@@ -51,9 +57,10 @@ export class OffsetsTopic implements GroupPersistence {
 
   /** Opens (creating on first start) the topic with `partitions` partitions; an existing topic keeps its count. */
   static async open(ctx: BrokerContext, partitions: number): Promise<OffsetsTopic> {
-    // Once log compaction lands, this topic is created with `cleanupPolicy: 'compact'` (Kafka's
-    // cleanup.policy=compact for __consumer_offsets): the lead wires it at merge.
-    if (!ctx.store.has(OFFSETS_TOPIC)) await ctx.store.createInternal(OFFSETS_TOPIC, partitions);
+    // Kafka's configs for __consumer_offsets: compacted (every record is keyed by group, or by
+    // group, topic and partition; a null value is a tombstone), 100 MiB segments
+    // (offsets.topic.segment.bytes), so the log cleaner keeps the latest record per key.
+    if (!ctx.store.has(OFFSETS_TOPIC)) await ctx.store.createInternal(OFFSETS_TOPIC, partitions, OFFSETS_TOPIC_CONFIGS);
     const count = ctx.store.partitionCount(OFFSETS_TOPIC);
     const logs: PartitionLog[] = [];
     for (let partition = 0; partition < count; partition++) {

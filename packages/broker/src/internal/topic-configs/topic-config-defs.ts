@@ -6,10 +6,10 @@
 //
 // A config is "applied" when LogConfig has a key with its Kafka name
 // (LogConfig.kafkaName): its value then reaches every partition's LogConfig
-// through LogConfig.fromKafkaProperties. The others (today the compaction
-// settings, which the log cleaner's LogConfig keys take over) are validated
-// and stored, so that they survive a restart and read back as written, and
-// reach LogConfig by the same rule once it has the key. A Kafka topic config
+// through LogConfig.fromKafkaProperties. Every config of this table is
+// applied today, the compaction settings (cleanup.policy,
+// min.cleanable.dirty.ratio, min/max.compaction.lag.ms, delete.retention.ms)
+// included: the log cleaner reads them from LogConfig. A Kafka topic config
 // not in this table (compression.type, min.insync.replicas, ...) is refused
 // with INVALID_CONFIG, as is an unknown name: a setting accepted and then
 // ignored would be worse than a refusal.

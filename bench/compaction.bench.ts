@@ -1,0 +1,205 @@
+// `pnpm bench compaction`: the log cleaner (packages/log/src/cleaner/) on
+// NodeIo in os.tmpdir() (SEGLOG_BENCH_DIR chooses).
+//
+// Part 1, cleaning throughput and memory: for 10 %, 50 % and 90 % duplicate
+// keys, a compacted log of DATA_MIB of records of 100 B–1 KiB values
+// (seeded PRNG; that share of the records repeats an earlier key; batches of 16 records; 16 MiB segments, 1 MiB in --quick) is
+// written and rolled (untimed), then one cleaner pass is timed: MB/s of dirty
+// data cleaned, the peak of heapUsed + external above the pre-pass level
+// (sampled every 5 ms), the bytes saved, and a checksum (records kept).
+// Rounds alternate the order of the three cases; medians.
+//
+// Part 2, caller-append latency: APPENDS appends of 512 B to a second log
+// of the same LogManager (same pool), one at a time, each timed from the
+// moment it is due (queued behind one event-loop turn, as a request from a
+// socket) to its result, so event-loop time the cleaner takes counts; p50/p99 with no cleaning
+// ('idle', the baseline) and while a pass cleans a 50 %-duplicate log
+// ('cleaning'), alternating, medians over runs; the ratio column is against
+// 'idle' in the same run. Target (issue 20): p99 within 1.5x.
+//
+// The machine is shared by several engineers running tests: numbers move
+// between runs; compare ratios within a run. DATA_MIB defaults to 256
+// (SEGLOG_BENCH_COMPACTION_MIB=1024 for the issue's 1 GiB); --quick: 8.
+//
+// Results on the shared 2-vCPU VM (load average 13-17 from other engineers'
+// test runs while measuring; figures move 2-3x between invocations):
+//   SEGLOG_BENCH_COMPACTION_MIB=1024 pnpm bench compaction --runs 1
+//     cleaned MB/s 48.8 / 53.9 / 171.5 at 10 / 50 / 90 % duplicates,
+//     peak heap+external 117 / 60 / 30 MiB (the offset map: 1.66 M keys at 10 %)
+//   pnpm bench compaction --runs 3 (256 MiB), three invocations:
+//     cleaned MB/s 58-114 / 62-140 / 137-171; peak 39-47 / 17-46 / 27-32 MiB
+//   caller-append p99, due-to-result (this file's current measure), 256 MiB run:
+//     idle 75 µs, cleaning 1748 µs (23x); 64 MiB run with 64 KiB steps: 114 vs
+//     2746 µs (24x), so the step size is not the cause. The issue's target (1.5x)
+//     is NOT met: the filter's CPU and the offset map's JS strings (one per
+//     key: GC work while the map is live) run on the event loop. The next step
+//     is Kafka's layout, a fixed-size hash of key digests in one Buffer, and the
+//     record filtering in a worker; the first version's call-to-result measure
+//     (which could not see event-loop time) gave 1.05x and 1.98x.
+import { NodeIo } from '@seglog/io';
+import { LogConfig, LogManager } from '@seglog/log';
+import type { Log } from '@seglog/log';
+import { buildBatch } from '@seglog/records';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fmtMBps, median, printTable, type BenchOptions } from './lib/harness.js';
+
+const MiB = 1024 * 1024;
+const RECORDS_PER_BATCH = 16;
+
+function prng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
+    return s / 0x1_0000_0000;
+  };
+}
+
+function compactConfig(quick: boolean): LogConfig {
+  return new LogConfig({
+    cleanupPolicy: 'compact', segmentBytes: quick ? MiB : 16 * MiB, minCleanableDirtyRatio: 0.01, retentionMs: -1,
+    segmentIndexBytes: 1 * MiB,
+  });
+}
+
+/** Writes ~dataBytes of keyed records with `dupShare` of them repeating a key; returns the record count. */
+async function fill(log: Log, dataBytes: number, dupShare: number, seed: number): Promise<number> {
+  const random = prng(seed);
+  const value = Buffer.alloc(1024, 0x61);
+  let written = 0;
+  let records = 0;
+  // A share dupShare of the records repeats an earlier key (chosen uniformly); the others bring a new key.
+  let keys = 0;
+  while (written < dataBytes) {
+    const batch = [];
+    for (let i = 0; i < RECORDS_PER_BATCH; i++) {
+      const size = 100 + Math.floor(random() * 925);
+      const key = keys > 0 && random() < dupShare ? Math.floor(random() * keys) : keys++;
+      batch.push({ key: `key-${key}`, value: value.subarray(0, size), timestamp: 1 });
+      written += size + 20;
+    }
+    await log.appendAsLeader(buildBatch({ records: batch }));
+    records += RECORDS_PER_BATCH;
+  }
+  await log.forceRoll();
+  await log.flush();
+  log.updateHighWatermark(log.logEndOffset);
+  return records;
+}
+
+interface CleanSample { readonly mbps: number; readonly peakBytes: number; readonly savedBytes: number; readonly kept: number }
+
+async function cleanOnce(base: string, dataBytes: number, dupShare: number, quick: boolean, seed: number): Promise<CleanSample> {
+  const dir = mkdtempSync(path.join(base, 'clean-'));
+  const manager = await LogManager.open(new NodeIo(), dir, { defaultConfig: compactConfig(quick), minFreeBytes: 0, checkpointIntervalMs: 0, cleaner: { enabled: false } });
+  try {
+    const log = await manager.getOrCreateLog('table', 0);
+    await fill(log, dataBytes, dupShare, seed);
+    (globalThis as { gc?: () => void }).gc?.();
+    const before = process.memoryUsage();
+    const floor = before.heapUsed + before.external;
+    let peak = floor;
+    const sampler = setInterval(() => {
+      const m = process.memoryUsage();
+      peak = Math.max(peak, m.heapUsed + m.external);
+    }, 5);
+    const started = performance.now();
+    const stats = await manager.cleaner.clean(log);
+    const seconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    const m = process.memoryUsage();
+    peak = Math.max(peak, m.heapUsed + m.external);
+    return { mbps: stats.range.dirtyBytes / seconds, peakBytes: peak - floor, savedBytes: stats.bytesSaved, kept: log.logEndOffset - stats.removedRecords };
+  } finally {
+    await manager.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function percentile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+}
+
+async function appendLatency(base: string, dataBytes: number, appends: number, withCleaning: boolean, quick: boolean): Promise<{ p50: number; p99: number; cleaned: boolean }> {
+  const dir = mkdtempSync(path.join(base, 'lat-'));
+  const manager = await LogManager.open(new NodeIo(), dir, { defaultConfig: compactConfig(quick), minFreeBytes: 0, checkpointIntervalMs: 0, cleaner: { enabled: false } });
+  try {
+    const table = await manager.getOrCreateLog('table', 0);
+    await fill(table, dataBytes, 0.5, 7);
+    const hot = await manager.getOrCreateLog('hot', 0, new LogConfig({ retentionMs: -1, segmentIndexBytes: MiB }));
+    const payload = Buffer.alloc(512, 0x62);
+    let pass: Promise<unknown> | null = null;
+    let passDone = false;
+    if (withCleaning) pass = manager.cleaner.clean(table).finally(() => { passDone = true; });
+    const latencies: number[] = [];
+    for (let i = 0; i < appends; i++) {
+      const batch = buildBatch({ records: [{ key: `h${i % 64}`, value: payload, timestamp: 1 }] });
+      // From the moment the append is due (queued behind one event-loop turn, as a request arriving from a
+      // socket would be) to its result: so time the cleaner holds the event loop counts, not only the append.
+      const t0 = performance.now();
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      await hot.appendAsLeader(batch);
+      latencies.push(performance.now() - t0);
+    }
+    // The pass must still be running when the last append returns, or the appends did not all run beside it.
+    const overlapped = pass !== null && !passDone;
+    const cleaned = pass === null ? false : ((await pass) as { outcome: string }).outcome === 'cleaned' && overlapped;
+    latencies.sort((a, b) => a - b);
+    return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), cleaned };
+  } finally {
+    await manager.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function run(options: BenchOptions): Promise<void> {
+  const dataMiB = options.quick ? 8 : Number(process.env['SEGLOG_BENCH_COMPACTION_MIB'] ?? 256);
+  const dataBytes = dataMiB * MiB;
+  const base = mkdtempSync(path.join(process.env['SEGLOG_BENCH_DIR'] ?? os.tmpdir(), 'seglog-bench-compaction-'));
+  try {
+    const shares = [0.1, 0.5, 0.9];
+    const samples = shares.map(() => [] as CleanSample[]);
+    for (let round = 0; round < options.runs; round++) {
+      const order = round % 2 === 0 ? [0, 1, 2] : [2, 1, 0];
+      for (const i of order) samples[i]!.push(await cleanOnce(base, dataBytes, shares[i]!, options.quick, 11 + round));
+    }
+    console.log(`cleaning: ${dataMiB} MiB of 100 B-1 KiB records, batches of ${RECORDS_PER_BATCH}, one pass (medians of ${options.runs})`);
+    let checksum = 0;
+    const rows: string[][] = [['duplicates', 'cleaned MB/s', 'peak heap+external', 'saved', 'records kept']];
+    shares.forEach((share, i) => {
+      const s = samples[i]!;
+      for (const x of s) checksum = (checksum + x.kept) >>> 0;
+      rows.push([`${share * 100} %`, fmtMBps(median(s.map((x) => x.mbps))), `${(median(s.map((x) => x.peakBytes)) / MiB).toFixed(1)} MiB`,
+        `${(median(s.map((x) => x.savedBytes)) / MiB).toFixed(1)} MiB`, String(median(s.map((x) => x.kept)))]);
+    });
+    printTable(rows);
+    const appends = options.quick ? 200 : 4000;
+    const latencyMiB = options.quick ? 4 : Math.min(dataMiB, 128);
+    const idle: Array<{ p50: number; p99: number }> = [];
+    const busy: Array<{ p50: number; p99: number; cleaned: boolean }> = [];
+    for (let round = 0; round < options.runs; round++) {
+      if (round % 2 === 0) {
+        idle.push(await appendLatency(base, latencyMiB * MiB, appends, false, options.quick));
+        busy.push(await appendLatency(base, latencyMiB * MiB, appends, true, options.quick));
+      } else {
+        busy.push(await appendLatency(base, latencyMiB * MiB, appends, true, options.quick));
+        idle.push(await appendLatency(base, latencyMiB * MiB, appends, false, options.quick));
+      }
+    }
+    const p50Idle = median(idle.map((x) => x.p50));
+    const p99Idle = median(idle.map((x) => x.p99));
+    const p50Busy = median(busy.map((x) => x.p50));
+    const p99Busy = median(busy.map((x) => x.p99));
+    console.log(`\ncaller appends of 512 B to another log of the same LogManager: ${appends} per round, cleaning ${latencyMiB} MiB (50 % duplicates) concurrently or not`);
+    printTable([
+      ['case', 'p50 µs', 'p99 µs', 'p99 ratio'],
+      ['idle (baseline)', (p50Idle * 1000).toFixed(1), (p99Idle * 1000).toFixed(1), '1.00'],
+      ['cleaning', (p50Busy * 1000).toFixed(1), (p99Busy * 1000).toFixed(1), (p99Busy / p99Idle).toFixed(2)],
+    ]);
+    console.log(`rounds whose pass cleaned and was still running at the last append: ${busy.filter((x) => x.cleaned).length}/${busy.length}; checksum ${checksum}`);
+    console.log('(shared, busy machine: compare the ratios within this run)');
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+}
