@@ -171,3 +171,8 @@ export class MergePool {
     this.dispatch();
   }
 }
+
+/** Starts the process-wide pool of `size` merge workers and waits until they have loaded (a benchmark's untimed setup). */
+export function warmMergeWorkers(size: number = defaultMergeWorkers()): Promise<void> {
+  return MergePool.shared(size).warm();
+}
