@@ -151,8 +151,10 @@ describe('load client --streaming-compression', () => {
   it('requests are packed by the sealed batches\' exact bytes: never above maxRequestBytes, several batches when they fit', async () => {
     // Four 64 KiB partitions' batches do not fit a 150 KiB request: at most two merged ones do.
     const maxRequestBytes = 150 * 1024;
-    // One request in flight: merged batches answered by the workers meanwhile wait sealed and go together.
-    const o = resolveLoadOptions({ ...BASE, compression: 'gzip', streamingCompression: true, maxBatchBytes: 64 * 1024, maxRequestBytes, maxInFlight: 1, port: broker.port, topic: topic() });
+    // One request in flight, answered after 100 ms (slow-proxy.ts): batches the merge workers seal meanwhile
+    // (a 64 KiB merge takes milliseconds) wait sealed and go together in the next request.
+    const proxy = await SlowProxy.start(broker.port, 100);
+    const o = resolveLoadOptions({ ...BASE, compression: 'gzip', streamingCompression: true, maxBatchBytes: 64 * 1024, maxRequestBytes, maxInFlight: 1, port: proxy.port, topic: topic() });
     const connection = await KafkaConnection.connect({ host: o.host, port: o.port, clientId: o.clientId, requestTimeoutMs: 20_000, maxResponseBytes: 1 << 28 });
     try {
       const versions = await negotiateVersions(connection);
@@ -168,6 +170,7 @@ describe('load client --streaming-compression', () => {
       expect(producer.batchesSent).toBeGreaterThan(producer.produceRequests); // some requests carried several
     } finally {
       connection.close();
+      await proxy.stop();
     }
   });
 
