@@ -8,60 +8,68 @@
 // Cases: codec gzip/zstd/lz4/snappy/none × linger 0/1 ms × batching
 //   uncompressed-bounded  batches closed at batchBytes = 1048588 bytes of
 //                         UNCOMPRESSED records (Kafka batch.size, franz-go's
-//                         ProducerBatchMaxBytes set to the broker limit);
+//                         ProducerBatchMaxBytes set to the broker limit),
+//                         compressed one-shot on the producer's thread when
+//                         sealed;
 //   compressed-bounded    --streaming-compression: a backlog of more than
-//                         one such batch is compressed once into one batch
-//                         bounded by maxBatchBytes = 1048588 COMPRESSED bytes;
-// plus the parallel variant (linger 0): PARALLEL_PRODUCERS producers, each
-// with its own connection and accumulator, sharing the same record budget.
+//                         one such batch is compressed once, on a merge
+//                         worker (merge-pool.ts: cores − 1 threads), into one
+//                         batch bounded by maxBatchBytes = 1048588 COMPRESSED
+//                         bytes; smaller backlogs take the plain path on the
+//                         worker too (codec none: on the producer's thread);
 // Generators (load-producer.ts):
-//   closed      the closed loop: records are added until the accumulator
-//               refuses one before anything is sent, so even at linger 0
-//               every uncompressed batch is full (batchBytes) and the
-//               uncompressed baseline is as dense as it can be;
-//   tasks P×N   (gzip, zstd, lz4: the codecs with an issue-16 target)
-//               P producing tasks taking turns through setImmediate, each
-//               turn adding N records and then sending what is ready if a
+//   tasks 4×512 (every codec, both lingers: the issue-16 figures) 4
+//               producing tasks taking turns through setImmediate, each turn
+//               adding 512 records and then sending what is ready if a
 //               request slot is free: at linger 0 the uncompressed path
-//               sends what is there (franz-go's linger 0), and what the
-//               tasks add while all 5 slots wait is the backlog the
-//               compressed-bounded path may merge. Unlike franz-go's
-//               goroutines, the tasks share the one thread with compression
-//               and the in-process broker, so nothing is produced while a
-//               batch is compressed: the backlog behind in-flight requests
-//               is what arrives during the turns the slots are full.
+//               sends what is there (franz-go's linger 0), so its records
+//               per request are about what the turns add between sends; the
+//               compressed-bounded path compresses on the worker while the
+//               tasks go on adding, so its backlog, and its merged batches,
+//               grow to the compressed bound (franz-go: producing never
+//               waits on compression);
+//   tasks 4×1024 (gzip, linger 0) the same with twice the records per turn:
+//               how much the density ratio owes to the generator;
+//   parallel    (every codec, linger 0) PARALLEL_PRODUCERS producers, each
+//               with its own connection, accumulator and 4×512 tasks,
+//               sharing the record budget and the merge workers;
+//   closed      (gzip, zstd, lz4, linger 0) the closed loop: records are
+//               added until the accumulator refuses one before anything is
+//               sent, so every uncompressed batch is full (batchBytes) and
+//               the uncompressed baseline is as dense as it can be: the
+//               density ratio is then about the wire compression ratio.
 // Idempotent producers, acks -1, 1 partition (100k records: about ten
-// merged gzip batches; with 4 partitions 25k records each rounded to 3),
-// 512-byte 'text' values (payload.ts: gzip 5.24×, zstd 4.57×, lz4 2.45×),
-// ≤ 5 in flight.
+// merged gzip batches), 512-byte 'text' values (payload.ts: gzip 5.24×,
+// zstd 4.57×, lz4 2.45×), ≤ 5 in flight, buffer 32 MiB. The merge workers
+// are started before the first round (untimed).
 // franz-go's own benchmark (BenchmarkProduceBlackhole) uses medians of 4;
 // use --runs 4 or more (the default is 7).
 // Timed: the produce phase only (report.produce.durationMs: first record
 // generated → last acknowledgement). Reported per case, medians over the
-// rounds (cases alternate order between rounds): ns/record, payload MB/s,
-// records per produce request and per batch, wire compression ratio, and,
-// against uncompressed-bounded at the same codec, linger and producers: the
-// ns/record ratio (client time per record; the issue-16 targets), the same
-// for process CPU per record (client and in-process broker: less sensitive to
-// other tenants of a shared machine than wall time), and the
-// records-per-request ratio.
-// Figures and why records per request stay under issue 16's targets with
-// both generators: packages/load/README.md ("Batches bounded by their
-// compressed size").
+// rounds (cases alternate order between rounds): ns/record (wall: client
+// time per record, the issue-16 targets), process CPU per record (every
+// thread: producer, merge workers, in-process broker), payload MB/s, records
+// per produce request and per batch, wire compression ratio, and, against
+// uncompressed-bounded at the same codec, linger, generator and producers,
+// the ratios of the first two and of records per request.
+// Figures: packages/load/README.md ("Batches bounded by their compressed
+// size").
 // Checksum: records acknowledged plus the end-offset advance over all rounds
 // (each must equal records × rounds; a case that silently did nothing shows).
 import { Broker } from '@seglog/broker';
-import { runLoad } from '@seglog/load';
+import { runLoad, warmMergeWorkers } from '@seglog/load';
+import { LOAD_DEFAULTS } from '@seglog/load';
 import type { LoadOptions, LoadReport } from '@seglog/load';
 import { median, printTable, runCases, type BenchOptions, type Case } from './lib/harness.js';
 
 const CODECS = ['gzip', 'zstd', 'lz4', 'snappy', 'none'] as const;
-/** The codecs with an issue-16 target: the only ones the task generator runs (bench time). */
-const TASK_CODECS: readonly string[] = ['gzip', 'zstd', 'lz4'];
+/** The codecs the closed loop runs (those with a density target; bench time). */
+const CLOSED_CODECS: readonly string[] = ['gzip', 'zstd', 'lz4'];
 const LINGERS = [0, 1] as const;
 const PARALLEL_PRODUCERS = 4;
 const PARTITIONS = 1;
 const PRODUCE_TASKS = 4;
+const PRODUCE_CHUNK = 512;
 const MODES = ['uncompressed-bounded', 'compressed-bounded'] as const;
 const LIMIT_BYTES = 1_048_588;
 
@@ -77,27 +85,38 @@ interface Measured {
   readonly wireRatio: number[];
 }
 
+interface Variant {
+  readonly producers: number;
+  readonly lingerMs: number;
+  /** Records per producing task's turn (null: the closed loop). */
+  readonly chunk: number | null;
+  readonly codecs: readonly string[];
+}
+
 export async function run(options: BenchOptions): Promise<void> {
   const records = options.quick ? 4_000 : 100_000;
-  const produceChunk = options.quick ? 64 : 1024;
+  const chunk = options.quick ? 64 : PRODUCE_CHUNK;
   const common: Partial<LoadOptions> = {
     partitions: PARTITIONS, producers: 1, recordBytes: 512, payload: 'text', records, acks: -1, idempotent: true, createTopic: true,
     batchBytes: LIMIT_BYTES, maxBatchBytes: LIMIT_BYTES, maxInFlight: 5, requestTimeoutMs: 60_000, maxProduceMs: 600_000,
   };
   console.log(`params: ${records} records × 512 B text values per case, ${PARTITIONS} partition(s), 1 idempotent producer (parallel: ${PARALLEL_PRODUCERS}), acks -1, ` +
-    `generator closed loop | ${PRODUCE_TASKS} tasks × ${produceChunk} records per turn, 5 in flight, limit ${LIMIT_BYTES} B (uncompressed batch.size | compressed max.message.bytes), buffer 32 MiB, blackhole broker in-process`);
+    `generator ${PRODUCE_TASKS} tasks × ${chunk} records per turn | closed loop, 5 in flight, limit ${LIMIT_BYTES} B (uncompressed batch.size | compressed max.message.bytes), ` +
+    `buffer 32 MiB, merge workers ${LOAD_DEFAULTS.mergeWorkers}, blackhole broker in-process`);
   const broker = await Broker.start({ blackhole: true, port: 0, log: () => undefined });
+  await warmMergeWorkers(LOAD_DEFAULTS.mergeWorkers);
   try {
     const measured: Measured[] = [];
     const cases: Case[] = [];
-    const variants: { producers: number; lingerMs: number; tasks: boolean }[] = LINGERS.map((lingerMs) => ({ producers: 1, lingerMs, tasks: false }));
-    variants.push({ producers: PARALLEL_PRODUCERS, lingerMs: 0, tasks: false });
-    for (const lingerMs of LINGERS) variants.push({ producers: 1, lingerMs, tasks: true });
+    const variants: Variant[] = LINGERS.map((lingerMs) => ({ producers: 1, lingerMs, chunk, codecs: CODECS }));
+    variants.push({ producers: PARALLEL_PRODUCERS, lingerMs: 0, chunk, codecs: CODECS });
+    variants.push({ producers: 1, lingerMs: 0, chunk: chunk * 2, codecs: ['gzip'] });
+    variants.push({ producers: 1, lingerMs: 0, chunk: null, codecs: CLOSED_CODECS });
     for (const codec of CODECS) {
-      for (const { producers, lingerMs, tasks } of variants) {
-        if (tasks && !TASK_CODECS.includes(codec)) continue;
-        const generator = tasks ? `tasks ${PRODUCE_TASKS}×${produceChunk}` : 'closed';
-        const label = `${codec.padEnd(6)} ${generator} linger ${lingerMs}${producers > 1 ? ` ×${producers} producers` : ''}`;
+      for (const v of variants) {
+        if (!v.codecs.includes(codec)) continue;
+        const generator = v.chunk === null ? 'closed' : `tasks ${PRODUCE_TASKS}×${v.chunk}`;
+        const label = `${codec.padEnd(6)} ${generator} linger ${v.lingerMs}${v.producers > 1 ? ` ×${v.producers} producers` : ''}`;
         for (const mode of MODES) {
           const m: Measured = {
             name: `${label} ${mode}`, baseline: `${label} ${MODES[0]}`,
@@ -105,9 +124,9 @@ export async function run(options: BenchOptions): Promise<void> {
           };
           measured.push(m);
           const caseOptions: Partial<LoadOptions> = {
-            ...common, producers, port: broker.port, broker, topic: `bench-${codec}-${lingerMs}-${producers}-${tasks ? 'tasks' : 'closed'}-${mode}`,
-            compression: codec, lingerMs, streamingCompression: mode === 'compressed-bounded',
-            ...(tasks ? { produceChunk, produceTasks: PRODUCE_TASKS } : {}),
+            ...common, producers: v.producers, port: broker.port, broker, topic: `bench-${codec}-${v.lingerMs}-${v.producers}-${v.chunk ?? 'closed'}-${mode}`,
+            compression: codec, lingerMs: v.lingerMs, streamingCompression: mode === 'compressed-bounded',
+            ...(v.chunk === null ? {} : { produceChunk: v.chunk, produceTasks: PRODUCE_TASKS }),
           };
           cases.push({ name: m.name, run: async () => record(m, await runLoad(caseOptions), records) });
         }

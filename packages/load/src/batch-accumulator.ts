@@ -9,7 +9,8 @@
 //                            batch bounded by its COMPRESSED size
 //                            (maxBatchBytes), each record compressed once.
 // A batch goes through three states: pending (records only), sealed (`ready`
-// built its bytes; its wire length is exact, so a request is packed by it),
+// built its bytes, or a merge worker did and `wake` said so; its wire length
+// is exact, so a request is packed by it),
 // taken (`take`: its first send, base sequence written once). From `take` on
 // its bytes never change: a retry resends them verbatim.
 
@@ -47,4 +48,9 @@ export interface BatchAccumulator {
   lingerDeadline(partition: number): number;
   /** Drops every record not yet taken (sealed batches included), telling `dropped` about each run. */
   purge(dropped: DroppedRecords): void;
+  /**
+   * `wake` is called when a batch became ready on its own, not in a call of
+   * this interface (a merge answered by its worker): the producer then sends.
+   */
+  setWake(wake: () => void): void;
 }

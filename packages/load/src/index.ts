@@ -21,3 +21,4 @@ export type { LatencySummary } from './latency-recorder.js';
 export { LoadErrorCode } from './load-error.js';
 export { parseLoadArgs, LOAD_USAGE } from './load-args.js';
 export { formatReport } from './format-report.js';
+export { defaultMergeWorkers, warmMergeWorkers } from './merge-pool.js';

@@ -9,6 +9,8 @@ import type { Broker } from '@seglog/broker';
 import { GROUP_ASSIGNORS } from './group-assignor.js';
 import type { GroupAssignor } from './group-assignor.js';
 import { LoadErrorCode, loadError } from './load-error.js';
+import type { MergeFaultKind } from './merge-job.js';
+import { defaultMergeWorkers } from './merge-pool.js';
 import { PAYLOAD_HEADER_BYTES, PAYLOAD_KINDS } from './payload.js';
 import type { PayloadKind } from './payload.js';
 
@@ -58,6 +60,12 @@ export interface LoadGroupJoinLate {
   readonly afterRecords: number;
 }
 
+/** Test-only: the `merge`-th merge of each producer (1-based) fails in its worker: it throws, or the worker exits. */
+export interface LoadMergeFault {
+  readonly merge: number;
+  readonly kind: MergeFaultKind;
+}
+
 export interface LoadOptions {
   readonly host: string;
   readonly port: number;
@@ -101,6 +109,14 @@ export interface LoadOptions {
   readonly bufferBytes: number;
   /** Value generator (payload.ts): 'random' is incompressible, 'text' about 5× compressible. */
   readonly payload: PayloadKind;
+  /**
+   * Merge workers (threads) of the process-wide pool that compresses
+   * streamingCompression's merged batches (merge-pool.ts); 0 merges on the
+   * producer's thread, in a later macrotask. Default: cores − 1, 1..4.
+   */
+  readonly mergeWorkers: number;
+  /** Test hook (see LoadMergeFault). */
+  readonly mergeFault: LoadMergeFault | null;
   /**
    * Bound on one produce request (franz-go's BrokerMaxWriteBytes, the
    * broker's socket.request.max.bytes): requests are packed by the sealed
@@ -171,6 +187,8 @@ export const LOAD_DEFAULTS: LoadOptions = Object.freeze({
   maxBatchBytes: 1_048_588,
   bufferBytes: 32 * 1024 * 1024,
   payload: 'random',
+  mergeWorkers: defaultMergeWorkers(),
+  mergeFault: null,
   maxRequestBytes: 104_857_600,
   maxInFlight: 5,
   createTopic: false,
@@ -239,6 +257,10 @@ export function resolveLoadOptions(partial: Partial<LoadOptions>): LoadOptions {
     // Every record must fit a batch alone, compressed or not (61-byte header, record framing, codec worst case).
     if (o.recordBytes + STREAMING_RECORD_SLACK_BYTES > o.maxBatchBytes) throw usage(`recordBytes + ${STREAMING_RECORD_SLACK_BYTES} must be at most maxBatchBytes (${o.maxBatchBytes})`);
     if (o.bufferBytes < o.batchBytes) throw usage('bufferBytes must be at least batchBytes');
+  }
+  if (!Number.isInteger(o.mergeWorkers) || o.mergeWorkers < 0 || o.mergeWorkers > 64) throw usage(`mergeWorkers must be an integer in 0..64, got ${o.mergeWorkers}`);
+  if (o.mergeFault !== null && !(Number.isInteger(o.mergeFault.merge) && o.mergeFault.merge >= 1 && (o.mergeFault.kind === 'throw' || o.mergeFault.kind === 'exit'))) {
+    throw usage('mergeFault needs merge >= 1 and kind throw or exit');
   }
   positiveInt('maxRequestBytes', o.maxRequestBytes, 0x7fffffff);
   const batchMax = o.streamingCompression ? o.maxBatchBytes : o.batchBytes + o.recordBytes + STREAMING_RECORD_SLACK_BYTES;

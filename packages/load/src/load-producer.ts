@@ -132,6 +132,9 @@ export class LoadProducer {
     this.requestLatency = new LatencyRecorder();
     const identity = { index: setup.index, producerId: setup.producerId, producerEpoch: setup.producerEpoch };
     this.accumulator = options.streamingCompression ? new StreamingAccumulator(options, identity) : new UncompressedAccumulator(options, identity);
+    this.accumulator.setWake(() => {
+      if (this.finish !== null) this.step(); // a merged batch is sealed: send it if a slot is free
+    });
     this.produceRequests = 0;
     this.batchesSent = 0;
     this.bytesSent = 0;

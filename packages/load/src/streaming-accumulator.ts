@@ -9,13 +9,21 @@
 //
 // Sealing (`ready`), when the backlog's first batch is ready (uncompressed
 // batchBytes reached, lingered, or flush):
-//   merge  the backlog holds more than one uncompressed batch: its records
-//          are streamed, oldest first, through ONE BoundedBatchBuilder
-//          (bound maxBatchBytes, the broker's max.message.bytes, on the
-//          COMPRESSED batch) until it refuses one; the sealed blob is kept.
-//          Each record is compressed exactly once; a refused record was not
-//          compressed and stays in the backlog.
-//   plain  otherwise, or after a codec failure: the uncompressed-bounded
+//   merge  the backlog holds more than one uncompressed batch: its oldest
+//          records (up to an offer sized from the last merge) are FROZEN
+//          and handed, as values and timestamps, to a merge worker
+//          (merge-pool.ts, merge-job.ts), which streams them through ONE
+//          BoundedBatchBuilder (bound maxBatchBytes, the broker's
+//          max.message.bytes, on the COMPRESSED batch) until it refuses
+//          one, and seals it with the span's base sequence. `ready` answers
+//          -1 meanwhile; admission (`tryAdd`) goes on behind the frozen span
+//          and never waits on compression (franz-go's freeze-steal-merge).
+//          When the worker answers, the blob is spliced in as the sealed
+//          batch if the span is still there (same generation: no purge
+//          meanwhile), the records it did not take (never compressed) are
+//          thawed, and the producer is woken (`setWake`). A merge whose span
+//          is gone is discarded. Each record is compressed exactly once.
+//   plain  otherwise, or after a failed merge: the uncompressed-bounded
 //          path (buildBatch of up to one batchBytes' worth, one-shot), with
 //          the records' original timestamps, counted by their exact encoded
 //          size (a stamp that lingered long takes a longer timestampDelta).
@@ -25,21 +33,23 @@
 //          plain batches take up to maxBatchBytes' worth at the plain path's
 //          cost (streaming it cost 2.2x buildBatch in a micro benchmark:
 //          three copies instead of one).
-// A codec error or a broken bound while merging demotes the accumulator to
-// the plain path for good (franz-go disables merging on its safety net),
-// and the merge's records are sealed on the plain path: none is lost.
-// Merges are synchronous, inside one `ready`: admission (`tryAdd`) never
-// compresses, and no record can join or leave the span while it is merged.
+// A failed merge (a codec error or a broken bound in the builder, a worker
+// that died) demotes the accumulator to the plain path for good (franz-go
+// disables merging on its safety net): the frozen records thaw and drain on
+// the plain path with their original stamps; none is lost.
 // A sealed batch is frozen: base sequence written at seal (sealed batches
 // are taken in order, one at a time per partition), bytes and exact length
 // final; `take` hands it out, a retry resends it verbatim.
-// Bounds: value bytes not yet taken <= bufferBytes (Kafka's buffer.memory).
+// Bounds: value bytes not yet taken (frozen ones included) <= bufferBytes
+// (Kafka's buffer.memory); one merge in flight per partition.
 
 import { SeglogError, assert } from '@seglog/common';
-import { BoundedBatchBuilder, Codec, buildBatch } from '@seglog/records';
-import type { BoundedBatchBuilderOptions, RecordInput } from '@seglog/records';
+import { Codec, buildBatch } from '@seglog/records';
+import type { RecordInput } from '@seglog/records';
 import type { BatchAccumulator, DroppedRecords, SentBatch } from './batch-accumulator.js';
 import type { LoadOptions } from './load-options.js';
+import type { MergeJob, MergeResult } from './merge-job.js';
+import { MergePool } from './merge-pool.js';
 import { fillPayload } from './payload.js';
 import type { AccumulatorProducer } from './uncompressed-accumulator.js';
 import { BATCH_HEADER_BYTES, recordsPerBatch } from './uncompressed-accumulator.js';
@@ -112,13 +122,25 @@ class StampRing {
   }
 }
 
+interface FrozenSpan {
+  readonly kind: MergeJob['kind'];
+  readonly firstSequence: number;
+  readonly count: number;
+  readonly openedAt: number;
+}
+
 class PartitionBacklog {
   /** Sequence of the oldest record not sealed; the records are [firstSequence, firstSequence + stamps.length). */
   firstSequence = 0;
   readonly stamps = new StampRing();
   /** Sealed, frozen, not yet taken (at most one). */
   sealed: SentBatch | null = null;
+  /** The oldest `frozen` records are in a merge in flight (0: none). */
+  frozen = 0;
 }
+
+/** First offer of a merge: records of this many times maxBatchBytes uncompressed (a compression ratio above any codec's on text). */
+const FIRST_OFFER_RATIO = 8;
 
 export class StreamingAccumulator implements BatchAccumulator {
   /** Merged batches sealed, the uncompressed-bounded batches' worth they replaced, and demotions (stats for the report). */
@@ -126,17 +148,25 @@ export class StreamingAccumulator implements BatchAccumulator {
   mergedBatchesIn: number;
   mergedBatchesOut: number;
   mergeErrors: number;
+  /** Merges handed to the pool (spliced, discarded or failed included). */
+  mergesStarted: number;
   private readonly o: LoadOptions;
   private readonly p: AccumulatorProducer;
   private readonly recordsPerBatch: number;
   /** Bound of a plain batch, uncompressed: batchBytes (codec none: maxBatchBytes), never above maxBatchBytes. */
   private readonly plainBatchBytes: number;
-  private readonly builderOptions: BoundedBatchBuilderOptions;
   private readonly partitions: PartitionBacklog[];
   private readonly identity: { producer: number; partition: number; sequence: number };
   /** False after a codec failure: every batch takes the plain path. */
   private merging: boolean;
   private unsentBytes: number;
+  private readonly pool: MergePool;
+  /** Bumped by purge: a merge answered under an older generation lost its span. */
+  private generation: number;
+  private inFlightMerges: number;
+  /** Records frozen per merge: from the last full merge's count (so few are generated and thawed unused). */
+  private offerRecords: number;
+  private wake: () => void;
 
   constructor(options: LoadOptions, producer: AccumulatorProducer) {
     assert(options.streamingCompression, 'StreamingAccumulator: needs streamingCompression');
@@ -148,14 +178,25 @@ export class StreamingAccumulator implements BatchAccumulator {
     this.p = producer;
     this.recordsPerBatch = recordsPerBatch(options);
     this.plainBatchBytes = options.compression === 'none' ? options.maxBatchBytes : Math.min(options.batchBytes, options.maxBatchBytes);
-    this.builderOptions = {
-      codec: Codec[options.compression], maxBytes: options.maxBatchBytes,
-      producerId: producer.producerId, producerEpoch: producer.producerEpoch,
-    };
     this.partitions = Array.from({ length: options.partitions }, () => new PartitionBacklog());
     this.identity = { producer: producer.index, partition: 0, sequence: 0 };
     this.merging = options.compression !== 'none';
     this.unsentBytes = 0;
+    this.mergesStarted = 0;
+    this.pool = MergePool.shared(options.mergeWorkers);
+    this.generation = 0;
+    this.inFlightMerges = 0;
+    this.offerRecords = Math.max(this.recordsPerBatch + 1, Math.ceil((FIRST_OFFER_RATIO * options.maxBatchBytes) / options.recordBytes));
+    this.wake = () => undefined;
+  }
+
+  /** Merges (not plain batches) handed to the pool and not yet answered. */
+  get mergesInFlight(): number {
+    return this.inFlightMerges;
+  }
+
+  setWake(wake: () => void): void {
+    this.wake = wake;
   }
 
   tryAdd(partition: number, sequence: number, now: number, timestamp: number): boolean {
@@ -170,7 +211,10 @@ export class StreamingAccumulator implements BatchAccumulator {
 
   ready(partition: number, now: number, flush: boolean): number {
     const b = this.partitions[partition] as PartitionBacklog;
-    if (b.sealed === null && this.isReady(b, now, flush)) b.sealed = this.seal(b, partition);
+    if (b.sealed === null && b.frozen === 0 && this.isReady(b, now, flush)) {
+      if (this.merging) this.startJob(b, partition, b.stamps.length > this.recordsPerBatch ? 'merge' : 'plain');
+      else this.sealPlainInto(b, partition);
+    }
     return b.sealed === null ? -1 : b.sealed.batch.length;
   }
 
@@ -192,6 +236,7 @@ export class StreamingAccumulator implements BatchAccumulator {
   lingerDeadline(partition: number): number {
     const b = this.partitions[partition] as PartitionBacklog;
     if (b.sealed !== null) return 0;
+    if (b.frozen > 0) return Number.POSITIVE_INFINITY; // the merge's answer wakes the producer
     return b.stamps.length === 0 ? Number.POSITIVE_INFINITY : b.stamps.addedAtOf(0) + this.o.lingerMs;
   }
 
@@ -200,10 +245,13 @@ export class StreamingAccumulator implements BatchAccumulator {
       if (b.sealed !== null) dropped(partition, b.sealed.firstSequence, b.sealed.count);
       if (b.stamps.length > 0) dropped(partition, b.firstSequence, b.stamps.length);
       b.sealed = null;
+      b.frozen = 0;
       b.firstSequence += b.stamps.length;
       b.stamps.shift(b.stamps.length);
     });
     this.unsentBytes = 0;
+    this.generation++; // merges in flight lost their spans: their answers are discarded
+    this.inFlightMerges = 0;
   }
 
   private isReady(b: PartitionBacklog, now: number, flush: boolean): boolean {
@@ -212,41 +260,70 @@ export class StreamingAccumulator implements BatchAccumulator {
     return count >= this.recordsPerBatch || flush || now - b.stamps.addedAtOf(0) >= this.o.lingerMs;
   }
 
-  private seal(b: PartitionBacklog, partition: number): SentBatch {
-    const merged = this.merging && b.stamps.length > this.recordsPerBatch ? this.sealMerged(b, partition) : null;
-    const sealed = merged ?? this.sealPlain(b, partition);
+  private sealPlainInto(b: PartitionBacklog, partition: number): void {
+    const sealed = this.sealPlain(b, partition);
     this.check(sealed, partition);
     b.firstSequence += sealed.count;
     b.stamps.shift(sealed.count);
-    return sealed;
+    b.sealed = sealed;
   }
 
-  /** One compressed-size-bounded batch of the backlog's oldest records; null (and merging off) on a codec failure. */
-  private sealMerged(b: PartitionBacklog, partition: number): SentBatch | null {
-    const builder = new BoundedBatchBuilder(this.builderOptions);
-    const values = new ValueSlab(this.o.recordBytes, this.recordsPerBatch);
-    const count = b.stamps.length;
-    let accepted = 0;
-    while (accepted < count) {
-      const record: RecordInput = { value: this.value(values, partition, b.firstSequence + accepted), timestamp: b.stamps.timestampOf(accepted) };
-      if (!builder.tryAppend(record)) break;
-      accepted++;
+  /** Freezes the backlog's oldest records and hands them to a merge worker; `onMerged` splices the answer. */
+  private startJob(b: PartitionBacklog, partition: number, kind: MergeJob['kind']): void {
+    const count = kind === 'merge' ? Math.min(b.stamps.length, this.offerRecords) : this.plainCount(b);
+    const size = this.o.recordBytes;
+    const values = new ValueSlab(size, count);
+    const timestamps = new Float64Array(count);
+    for (let i = 0; i < count; i++) {
+      this.value(values, partition, b.firstSequence + i);
+      timestamps[i] = b.stamps.timestampOf(i);
     }
-    if (builder.demoted) return this.demote();
-    assert(accepted > 0, 'StreamingAccumulator: load-options guarantees a record fits a batch alone');
-    const batches = builder.seal({ baseSequence: this.baseSequence(b) });
-    if (builder.demoted || batches.length !== 1) return this.demote();
-    this.merges++;
-    this.mergedBatchesIn += Math.ceil(accepted / this.recordsPerBatch);
-    this.mergedBatchesOut++;
-    return { partition, firstSequence: b.firstSequence, count: accepted, openedAt: b.stamps.addedAtOf(0), batch: batches[0] as Buffer };
+    if (kind === 'merge') this.mergesStarted++;
+    const job: MergeJob = {
+      id: this.pool.newJobId(), kind, codec: Codec[this.o.compression], maxBytes: this.o.maxBatchBytes,
+      producerId: this.p.producerId, producerEpoch: this.p.producerEpoch, baseSequence: this.baseSequence(b),
+      recordBytes: size, values: values.whole(), timestamps,
+      fault: kind === 'merge' && this.o.mergeFault !== null && this.o.mergeFault.merge === this.mergesStarted ? this.o.mergeFault.kind : null,
+    };
+    b.frozen = count;
+    if (kind === 'merge') this.inFlightMerges++;
+    const generation = this.generation;
+    const firstSequence = b.firstSequence;
+    const openedAt = b.stamps.addedAtOf(0);
+    void this.pool.run(job).then((result) => this.onMerged(b, partition, generation, { kind, firstSequence, count, openedAt }, result));
   }
 
-  /** The builder fell back (a codec error or a broken bound; its plain batches are dropped): merging off for good. */
-  private demote(): null {
-    this.mergeErrors++;
-    this.merging = false;
-    return null;
+  private onMerged(b: PartitionBacklog, partition: number, generation: number, span: FrozenSpan, r: MergeResult): void {
+    if (generation !== this.generation) return; // purged meanwhile: the records settled as purged, the blob is dropped
+    if (span.kind === 'merge') this.inFlightMerges--;
+    assert(b.frozen === span.count && b.firstSequence === span.firstSequence && b.sealed === null, 'StreamingAccumulator: the frozen span moved');
+    b.frozen = 0;
+    const expected = span.kind === 'merge' ? r.accepted >= 1 && r.accepted <= span.count : r.accepted === span.count;
+    if (r.failure !== null || r.batch === null || !expected) {
+      // Merging off for good; the records thaw and drain on the plain path, original stamps.
+      this.mergeErrors++;
+      this.merging = false;
+    } else {
+      const batch = Buffer.from(r.batch.buffer, r.batch.byteOffset, r.batch.byteLength);
+      const sealed: SentBatch = { partition, firstSequence: span.firstSequence, count: r.accepted, openedAt: span.openedAt, batch };
+      this.check(sealed, partition);
+      assert(batch.length <= this.o.maxBatchBytes, 'StreamingAccumulator: merged batch above maxBatchBytes');
+      b.firstSequence += r.accepted;
+      b.stamps.shift(r.accepted);
+      b.sealed = sealed;
+      if (span.kind === 'plain') {
+        this.wake();
+        return;
+      }
+      this.merges++;
+      this.mergedBatchesIn += Math.ceil(r.accepted / this.recordsPerBatch);
+      this.mergedBatchesOut++;
+      // Next offer: a quarter above what a full batch took; double it while batches come out not full.
+      this.offerRecords = r.accepted < span.count
+        ? Math.max(this.recordsPerBatch + 1, Math.ceil(r.accepted * 1.25))
+        : (span.count === this.offerRecords ? this.offerRecords * 2 : this.offerRecords);
+    }
+    this.wake();
   }
 
   /** The uncompressed-bounded path: up to one batchBytes' worth, one-shot, original timestamps. */
@@ -321,6 +398,12 @@ class ValueSlab {
     this.perSlab = Math.max(1, perSlab);
     this.slab = Buffer.allocUnsafe(size * this.perSlab);
     this.used = 0;
+  }
+
+  /** The one slab of a ValueSlab sized for all its values (a merge's), filled: handed to the worker. */
+  whole(): Buffer {
+    assert(this.used === this.slab.length, 'ValueSlab.whole: not filled');
+    return this.slab;
   }
 
   next(identity: { producer: number; partition: number; sequence: number }, o: LoadOptions): Buffer {

@@ -96,6 +96,10 @@ export class UncompressedAccumulator implements BatchAccumulator {
     }
   }
 
+  setWake(): void {
+    // Batches are built inside `ready`: nothing becomes ready on its own.
+  }
+
   private seal(partition: number, now: number, flush: boolean): SentBatch | null {
     const count = this.pendingCount[partition] as number;
     if (count === 0) return null;

@@ -117,7 +117,7 @@ describe('load client --streaming-compression', () => {
     expect(ackedRecords).toBe(RECORDS);
   });
 
-  it('a codec failure while merging demotes to the uncompressed-bounded path for good: no record lost, integrity holds', async () => {
+  it('a codec failure while merging (merges on the producer\'s thread) demotes to the uncompressed-bounded path for good: no record lost, integrity holds', async () => {
     let finishes = 0;
     streamFaults.hook = (_codec, point) => {
       if (point === 'finish' && ++finishes === 2) throw new Error('injected codec failure');
@@ -125,7 +125,9 @@ describe('load client --streaming-compression', () => {
     };
     let report: LoadReport;
     try {
-      report = await runLoad({ ...BASE, compression: 'gzip', streamingCompression: true, maxBatchBytes: 64 * 1024, port: broker.port, topic: topic() });
+      // mergeWorkers 0: the merges run in this thread, where the records package's codec hook is.
+      // One partition: one merge at a time, so none is in flight when the second fails.
+      report = await runLoad({ ...BASE, partitions: 1, compression: 'gzip', streamingCompression: true, maxBatchBytes: 64 * 1024, mergeWorkers: 0, port: broker.port, topic: topic() });
     } finally {
       streamFaults.hook = null;
     }
@@ -135,10 +137,24 @@ describe('load client --streaming-compression', () => {
     expect(report.produce.streaming?.mergeErrors).toBe(1);
   });
 
+  it.each(['throw', 'exit'] as const)('a merge worker that fails (%s) demotes to the uncompressed-bounded path for good: no record lost, integrity holds', async (kind) => {
+    const report = await runLoad({
+      ...BASE, partitions: 1, compression: 'zstd', streamingCompression: true, maxBatchBytes: 64 * 1024, mergeWorkers: 1, mergeFault: { merge: 2, kind },
+      port: broker.port, topic: topic(),
+    });
+    expectIntact(report);
+    // The first merge was spliced, the second failed; merging is off after it, so there is no third.
+    expect(report.produce.streaming?.merges).toBe(1);
+    expect(report.produce.streaming?.mergeErrors).toBe(1);
+  });
+
   it('requests are packed by the sealed batches\' exact bytes: never above maxRequestBytes, several batches when they fit', async () => {
     // Four 64 KiB partitions' batches do not fit a 150 KiB request: at most two merged ones do.
     const maxRequestBytes = 150 * 1024;
-    const o = resolveLoadOptions({ ...BASE, compression: 'gzip', streamingCompression: true, maxBatchBytes: 64 * 1024, maxRequestBytes, port: broker.port, topic: topic() });
+    // One request in flight, answered after 100 ms (slow-proxy.ts): batches the merge workers seal meanwhile
+    // (a 64 KiB merge takes milliseconds) wait sealed and go together in the next request.
+    const proxy = await SlowProxy.start(broker.port, 100);
+    const o = resolveLoadOptions({ ...BASE, compression: 'gzip', streamingCompression: true, maxBatchBytes: 64 * 1024, maxRequestBytes, maxInFlight: 1, port: proxy.port, topic: topic() });
     const connection = await KafkaConnection.connect({ host: o.host, port: o.port, clientId: o.clientId, requestTimeoutMs: 20_000, maxResponseBytes: 1 << 28 });
     try {
       const versions = await negotiateVersions(connection);
@@ -154,6 +170,7 @@ describe('load client --streaming-compression', () => {
       expect(producer.batchesSent).toBeGreaterThan(producer.produceRequests); // some requests carried several
     } finally {
       connection.close();
+      await proxy.stop();
     }
   });
 
@@ -227,7 +244,9 @@ describe('load client --streaming-compression against a slow broker', () => {
       const accumulator = producer.accumulator as StreamingAccumulator;
       const started = performance.now();
       const done = producer.run(started, started + o.durationMs!);
-      await until(() => producer.requestsInFlight >= 3 && accumulator.merges >= 3 && producer.ledger.recordsAcked > 0);
+      // Merges in flight in a worker too (polled every macrotask: a merge of 64 KiB takes about a millisecond).
+      await until(() => producer.requestsInFlight >= 3 && accumulator.merges >= 3 && producer.ledger.recordsAcked > 0 && accumulator.mergesInFlight > 0, true);
+      expect(accumulator.mergesInFlight).toBeGreaterThan(0);
       const inFlight = producer.requestsInFlight;
       const ackedBefore = producer.ledger.recordsAcked;
       if (how === 'purge') producer.purge();
@@ -269,8 +288,8 @@ describe('load client --streaming-compression against a slow broker', () => {
   });
 });
 
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 2));
+async function until(condition: () => boolean, everyTurn = false): Promise<void> {
+  while (!condition()) await new Promise((resolve) => (everyTurn ? setImmediate(resolve) : setTimeout(resolve, 2)));
 }
 
 // Issue 16: both batching modes' batches, built from awkward records, through the real broker and back.

@@ -1,0 +1,14 @@
+// A merge worker's thread (merge-pool.ts): runs each MergeJob it is sent and
+// posts the MergeResult back. The records arrive as bytes; nothing else is
+// shared with the producer's thread.
+import { parentPort } from 'node:worker_threads';
+import type { MergeJob } from './merge-job.js';
+import { runMergeJob } from './merge-job.js';
+
+const port = parentPort;
+if (port === null) throw new Error('merge-worker.ts runs only as a worker thread');
+port.on('message', (job: MergeJob) => {
+  if (job.fault === 'exit') process.exit(3); // test hook: a worker that dies mid-merge
+  port.postMessage(runMergeJob(job));
+});
+port.postMessage('ready');
