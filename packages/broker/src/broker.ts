@@ -244,6 +244,11 @@ export class Broker {
     return this.ctx.store;
   }
 
+  /** The transaction coordinator (operators' views: DescribeTransactions, open transactions). */
+  get transactions(): TransactionCoordinator {
+    return this.ctx.txns;
+  }
+
   private listen(): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException): void => {
