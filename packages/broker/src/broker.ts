@@ -109,7 +109,7 @@ export class Broker {
     this.groupLoad = null;
     // The coordinator writes through whatever __consumer_offsets is open; until then it only answers LOAD_IN_PROGRESS.
     const persistence: GroupPersistence = {
-      append: (groupId, records) => (this.offsetsTopic === null ? Promise.resolve() : this.offsetsTopic.append(groupId, records)),
+      append: (groupId, records, producer) => (this.offsetsTopic === null ? Promise.resolve() : this.offsetsTopic.append(groupId, records, producer)),
     };
     const groups = new GroupCoordinator(persistence, SYSTEM_CLOCK, {
       initialRebalanceDelayMs: options.groupInitialRebalanceDelayMs,
