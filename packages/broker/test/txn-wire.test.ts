@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Broker, KAFKA_ERROR_CODES as E } from '../src/index.js';
+import { offsetsPartitionFor } from '../src/internal/group/offsets-topic.js';
 import { RawClient } from './raw-client.js';
 
 const TOPIC = 'wt';
@@ -109,5 +110,33 @@ describe('transaction APIs over the wire', () => {
     const end = await c.request('END_TXN', 3, { transactionalId: 'w-o', producerId: p.producerId, producerEpoch: p.producerEpoch, committed: true });
     expect(end.body.errorCode).toBe(E.NONE);
     expect(await fetchOffset()).toBe(5);
+  });
+
+  it('one transaction commits offsets of two groups on different __consumer_offsets partitions, twice each', async () => {
+    const groups = ['w-g0', 'w-g1', 'w-g2', 'w-g3', 'w-g4'];
+    const first = groups.find((g) => offsetsPartitionFor(g, 2) === 0);
+    const second = groups.find((g) => offsetsPartitionFor(g, 2) === 1);
+    if (first === undefined || second === undefined) throw new Error('no groups on both partitions');
+    const p = await init('w-2g');
+    expect(await addV3('w-2g', p, [{ name: TOPIC, partitions: [1] }])).toEqual([E.NONE]);
+    for (const groupId of [first, second]) {
+      const added = await c.request('ADD_OFFSETS_TO_TXN', 3, { transactionalId: 'w-2g', producerId: p.producerId, producerEpoch: p.producerEpoch, groupId });
+      expect(added.body.errorCode).toBe(E.NONE);
+    }
+    for (const offset of [3, 4]) {
+      for (const groupId of [first, second]) {
+        const r = await c.request('TXN_OFFSET_COMMIT', 3, {
+          transactionalId: 'w-2g', groupId, producerId: p.producerId, producerEpoch: p.producerEpoch, generationId: -1, memberId: '', groupInstanceId: null,
+          topics: [{ name: TOPIC, partitions: [{ partitionIndex: 1, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: null }] }],
+        });
+        expect(r.body.topics[0]?.partitions[0]?.errorCode, `${groupId} at ${offset}`).toBe(E.NONE);
+      }
+    }
+    const end = await c.request('END_TXN', 3, { transactionalId: 'w-2g', producerId: p.producerId, producerEpoch: p.producerEpoch, committed: true });
+    expect(end.body.errorCode).toBe(E.NONE);
+    for (const groupId of [first, second]) {
+      const r = await c.request('OFFSET_FETCH', 7, { groupId, topics: [{ name: TOPIC, partitionIndexes: [1] }], groups: [], requireStable: false });
+      expect(r.body.topics[0]?.partitions[0]?.committedOffset, groupId).toBe(4);
+    }
   });
 });

@@ -49,8 +49,8 @@ export function offsetsPartitionFor(groupId: string, count: number): number {
 export class OffsetsTopic implements GroupPersistence {
   private readonly ctx: BrokerContext;
   private readonly logs: readonly PartitionLog[];
-  /** Per producer id: its epoch and next sequence in __consumer_offsets (all partitions; one producer writes one group's partition per transaction). */
-  private readonly sequences: Map<number, { epoch: number; next: number }>;
+  /** Per partition and producer id (`partition:producerId`): the epoch and next sequence, as the partition's producer state expects them. */
+  private readonly sequences: Map<string, { epoch: number; next: number }>;
   /** Transactional offsets read without their marker (by producer id), for the group coordinator after load(). */
   readonly pendingAtLoad: Map<number, PendingTxnOffset[]>;
 
@@ -95,7 +95,7 @@ export class OffsetsTopic implements GroupPersistence {
     let sequence: { epoch: number; next: number } | null = null;
     if (producer === undefined) batch = buildBatch({ records: encoded });
     else {
-      const known = this.sequences.get(producer.producerId);
+      const known = this.sequences.get(`${log.partition}:${producer.producerId}`);
       sequence = { epoch: producer.producerEpoch, next: known !== undefined && known.epoch === producer.producerEpoch ? known.next : 0 };
       batch = buildBatch({
         records: encoded, producerId: producer.producerId, producerEpoch: producer.producerEpoch, baseSequence: sequence.next, transactional: true,
@@ -103,7 +103,7 @@ export class OffsetsTopic implements GroupPersistence {
     }
     const result = await log.appendAsLeader(batch, { leaderEpoch: LEADER_EPOCH });
     if (producer !== undefined && sequence !== null) {
-      this.sequences.set(producer.producerId, { epoch: sequence.epoch, next: sequence.next + records.length });
+      this.sequences.set(`${log.partition}:${producer.producerId}`, { epoch: sequence.epoch, next: sequence.next + records.length });
     }
     if (this.ctx.options.ackMode === 'sync') await log.durable(result.lastOffset);
     else await log.written(result.lastOffset);
@@ -144,7 +144,7 @@ export class OffsetsTopic implements GroupPersistence {
       return;
     }
     const transactional = batch.isTransactional && batch.producerId >= 0;
-    if (transactional) this.sequences.set(batch.producerId, { epoch: batch.producerEpoch, next: batch.lastSequence + 1 });
+    if (transactional) this.sequences.set(`${log.partition}:${batch.producerId}`, { epoch: batch.producerEpoch, next: batch.lastSequence + 1 });
     for (const record of batch.toRecords()) {
       if (record.key === null) continue;
       try {
