@@ -200,6 +200,13 @@ describe('compaction through the admin API (kafkajs)', () => {
       expect(offsetsLog.config.cleanupPolicy).toBe('compact');
       expect(offsetsLog.config.segmentBytes).toBe(100 * 1024 * 1024);
     }
+    // So is __transaction_state (the transaction coordinator's topic).
+    const txnLogs = broker.logManager?.logs().filter((l) => l.topic === '__transaction_state') ?? [];
+    expect(txnLogs.length).toBeGreaterThan(0);
+    for (const txnLog of txnLogs) {
+      expect(txnLog.config.cleanupPolicy).toBe('compact');
+      expect(txnLog.config.segmentBytes).toBe(100 * 1024 * 1024);
+    }
   });
 });
 
@@ -208,8 +215,8 @@ describe.skipIf(!hasKcat)('kcat (librdkafka) metadata after a deletion', () => {
     await withAdmin((admin) => admin.createTopics({ topics: [{ topic: 'listed', numPartitions: 3 }, { topic: 'kept', numPartitions: 1 }] }));
     const list = async (): Promise<string[]> => {
       const { stdout } = await run('kcat', ['-b', `127.0.0.1:${broker.port}`, '-L', '-J'], { timeout: 60_000 });
-      // __consumer_offsets (the group coordinator's internal topic) is not one of this test's topics.
-      return (JSON.parse(stdout) as { topics: { topic: string }[] }).topics.map((t) => t.topic).filter((t) => t !== '__consumer_offsets').sort();
+      // __consumer_offsets and __transaction_state (the coordinators' internal topics) are not this test's topics.
+      return (JSON.parse(stdout) as { topics: { topic: string }[] }).topics.map((t) => t.topic).filter((t) => !t.startsWith('__')).sort();
     };
     expect(await list()).toEqual(['kept', 'listed']);
     await withAdmin((admin) => admin.deleteTopics({ topics: ['listed'] }));

@@ -81,6 +81,10 @@ export interface BrokerOptions {
   readonly groupMinSessionTimeoutMs: number;
   /** group.max.session.timeout.ms (Kafka 1800000). */
   readonly groupMaxSessionTimeoutMs: number;
+  /** Partitions of __transaction_state when the broker creates it (transaction.state.log.num.partitions, Kafka 50); an existing topic keeps its count. */
+  readonly transactionStateTopicPartitions: number;
+  /** transaction.max.timeout.ms: the largest transaction timeout a producer may ask for (Kafka 900000). */
+  readonly transactionMaxTimeoutMs: number;
   /** Where the status line and notices go. Default: stdout. */
   readonly log: (line: string) => void;
 }
@@ -110,5 +114,7 @@ export const BROKER_DEFAULTS: BrokerOptions = Object.freeze({
   groupInitialRebalanceDelayMs: 3000,
   groupMinSessionTimeoutMs: 6000,
   groupMaxSessionTimeoutMs: 1_800_000,
+  transactionStateTopicPartitions: 50,
+  transactionMaxTimeoutMs: 900_000,
   log: (line: string): void => void process.stdout.write(`${line}\n`),
 });

@@ -53,6 +53,15 @@ import { handleOffsetDelete } from './internal/handlers/offset-delete.js';
 import { handleOffsetFetch } from './internal/handlers/offset-fetch.js';
 import { handleProduce } from './internal/handlers/produce.js';
 import { handleSyncGroup } from './internal/handlers/sync-group.js';
+import { handleAddOffsetsToTxn } from './internal/handlers/add-offsets-to-txn.js';
+import { handleAddPartitionsToTxn } from './internal/handlers/add-partitions-to-txn.js';
+import { handleDescribeTransactions, handleListTransactions } from './internal/handlers/describe-transactions.js';
+import { handleEndTxn } from './internal/handlers/end-txn.js';
+import { handleTxnOffsetCommit } from './internal/handlers/txn-offset-commit.js';
+import { addPendingTxnOffsets } from './internal/group/txn-offsets.js';
+import { TransactionCoordinator } from './internal/txn/transaction-coordinator.js';
+import type { TxnPersistence } from './internal/txn/txn-persistence.js';
+import { TxnStateTopic, writeTxnMarkers } from './internal/txn/txn-state-topic.js';
 import { ProducerIdAllocator } from './internal/producer-id-allocator.js';
 import { StatusReporter } from './internal/status-reporter.js';
 import { TopicStore } from './internal/topic-store.js';
@@ -87,6 +96,8 @@ export class Broker {
   /** __consumer_offsets once opened (null in blackhole mode and until start-up opens it). */
   private offsetsTopic: OffsetsTopic | null;
   private groupLoad: Promise<void> | null;
+  /** __transaction_state once opened (null in blackhole mode and until start-up opens it). */
+  private txnTopic: TxnStateTopic | null;
 
   private constructor(options: BrokerOptions, store: TopicStore, allocate: () => Promise<number>) {
     this.options = options;
@@ -94,17 +105,29 @@ export class Broker {
       requests: 0, appends: 0, appendedBytes: 0, fetches: 0, fetchedBytes: 0, connections: 0, connectionsTotal: 0, versionsSeen: new Map(),
     };
     this.offsetsTopic = null;
+    this.txnTopic = null;
     this.groupLoad = null;
     // The coordinator writes through whatever __consumer_offsets is open; until then it only answers LOAD_IN_PROGRESS.
     const persistence: GroupPersistence = {
-      append: (groupId, records) => (this.offsetsTopic === null ? Promise.resolve() : this.offsetsTopic.append(groupId, records)),
+      append: (groupId, records, producer) => (this.offsetsTopic === null ? Promise.resolve() : this.offsetsTopic.append(groupId, records, producer)),
     };
     const groups = new GroupCoordinator(persistence, SYSTEM_CLOCK, {
       initialRebalanceDelayMs: options.groupInitialRebalanceDelayMs,
       minSessionTimeoutMs: options.groupMinSessionTimeoutMs, maxSessionTimeoutMs: options.groupMaxSessionTimeoutMs,
     });
+    // Until __transaction_state is open the coordinator answers LOAD_IN_PROGRESS; a blackhole broker keeps transactions in memory.
+    const txnPersistence: TxnPersistence = {
+      store: (transactionalId, value) => {
+        if (this.txnTopic !== null) return this.txnTopic.store(transactionalId, value);
+        return options.blackhole ? Promise.resolve() : Promise.reject(new Error('__transaction_state is not open'));
+      },
+      writeMarkers: (partitions, marker) => writeTxnMarkers(this.ctx, partitions, marker),
+    };
+    const txns = new TransactionCoordinator({ persistence: txnPersistence, clock: SYSTEM_CLOCK, allocateProducerId: allocate }, {
+      transactionMaxTimeoutMs: options.transactionMaxTimeoutMs,
+    });
     this.ctx = {
-      options, store, waiters: new FetchWaiters(options.maxFetchWaiters), stats: this.stats, allocateProducerId: allocate, groups,
+      options, store, waiters: new FetchWaiters(options.maxFetchWaiters), stats: this.stats, allocateProducerId: allocate, groups, txns,
       advertised: { host: options.host, port: options.port }, stopping: false, reportedDamage: new Set(),
     };
     this.connections = new Set();
@@ -160,8 +183,9 @@ export class Broker {
    */
   private async loadGroups(): Promise<void> {
     if (this.options.blackhole) {
-      // Benchmark mode: groups live in memory only (a blackhole log keeps nothing).
+      // Benchmark mode: groups and transactions live in memory only (a blackhole log keeps nothing).
       this.ctx.groups.load([]);
+      this.ctx.txns.load([]);
       return;
     }
     try {
@@ -170,12 +194,34 @@ export class Broker {
       if (this.ctx.stopping) return;
       this.offsetsTopic = topic;
       this.ctx.groups.load(records);
+      for (const [producerId, offsets] of topic.pendingAtLoad) addPendingTxnOffsets(this.ctx.groups, producerId, offsets);
     } catch (error) {
       this.options.log(`seglog broker: groups: __consumer_offsets could not be loaded, the group coordinator stays unavailable: ${errorMessageOf(error)}`);
+      return;
+    }
+    await this.loadTransactions();
+  }
+
+  /**
+   * Opens (creating on first start) __transaction_state and replays it into
+   * the transaction coordinator, which then completes every prepared
+   * transaction (after the groups: a marker on __consumer_offsets completes
+   * the transaction's group offsets). A failed load leaves it answering
+   * COORDINATOR_LOAD_IN_PROGRESS (said once).
+   */
+  private async loadTransactions(): Promise<void> {
+    try {
+      const topic = await TxnStateTopic.open(this.ctx, this.options.transactionStateTopicPartitions);
+      const records = await topic.load();
+      if (this.ctx.stopping) return;
+      this.txnTopic = topic;
+      this.ctx.txns.load(records);
+    } catch (error) {
+      this.options.log(`seglog broker: transactions: __transaction_state could not be loaded, the transaction coordinator stays unavailable: ${errorMessageOf(error)}`);
     }
   }
 
-  /** Resolves once the group coordinator answers (its start-up load is done, or failed). */
+  /** Resolves once the group and transaction coordinators answer (their start-up loads are done, or failed). */
   async groupsReady(): Promise<void> {
     await this.groupLoad;
   }
@@ -196,6 +242,11 @@ export class Broker {
 
   get store(): TopicStore {
     return this.ctx.store;
+  }
+
+  /** The transaction coordinator (operators' views: DescribeTransactions, open transactions). */
+  get transactions(): TransactionCoordinator {
+    return this.ctx.txns;
   }
 
   private listen(): Promise<void> {
@@ -253,7 +304,7 @@ export class Broker {
       case 'LIST_OFFSETS': return respond('LIST_OFFSETS', version, correlationId, await handleListOffsets(this.ctx, request.body, version));
       case 'CREATE_TOPICS': return respond('CREATE_TOPICS', version, correlationId, await handleCreateTopics(this.ctx, request.body));
       case 'DELETE_RECORDS': return respond('DELETE_RECORDS', version, correlationId, await handleDeleteRecords(this.ctx, request.body));
-      case 'INIT_PRODUCER_ID': return respond('INIT_PRODUCER_ID', version, correlationId, await handleInitProducerId(this.ctx, request.body));
+      case 'INIT_PRODUCER_ID': return respond('INIT_PRODUCER_ID', version, correlationId, await handleInitProducerId(this.ctx, request.body, version));
       // Admin (issue 21).
       case 'DELETE_TOPICS': return respond('DELETE_TOPICS', version, correlationId, await handleDeleteTopics(this.ctx, request.body, version));
       case 'CREATE_PARTITIONS': return respond('CREATE_PARTITIONS', version, correlationId, await handleCreatePartitions(this.ctx, request.body));
@@ -263,6 +314,21 @@ export class Broker {
       case 'INCREMENTAL_ALTER_CONFIGS':
         return respond('INCREMENTAL_ALTER_CONFIGS', version, correlationId, await handleIncrementalAlterConfigs(this.ctx, request.body));
       default: return this.dispatchGroup(request, client);
+    }
+  }
+
+  /** The transaction coordinator's APIs (InitProducerId is dispatched with the producer APIs). */
+  private async dispatchTxn(request: DecodedRequest): Promise<FinishedMessage> {
+    const { apiVersion: version, correlationId } = request.header;
+    const ctx = this.ctx;
+    switch (request.api) {
+      case 'ADD_PARTITIONS_TO_TXN': return respond('ADD_PARTITIONS_TO_TXN', version, correlationId, await handleAddPartitionsToTxn(ctx, request.body, version));
+      case 'ADD_OFFSETS_TO_TXN': return respond('ADD_OFFSETS_TO_TXN', version, correlationId, await handleAddOffsetsToTxn(ctx, request.body, version));
+      case 'END_TXN': return respond('END_TXN', version, correlationId, await handleEndTxn(ctx, request.body, version));
+      case 'TXN_OFFSET_COMMIT': return respond('TXN_OFFSET_COMMIT', version, correlationId, await handleTxnOffsetCommit(ctx, request.body, version));
+      case 'DESCRIBE_TRANSACTIONS': return respond('DESCRIBE_TRANSACTIONS', version, correlationId, handleDescribeTransactions(ctx, request.body));
+      case 'LIST_TRANSACTIONS': return respond('LIST_TRANSACTIONS', version, correlationId, handleListTransactions(ctx, request.body));
+      default: throw new Error(`dispatchTxn: ${request.api} is not a transaction API`);
     }
   }
 
@@ -285,7 +351,7 @@ export class Broker {
       case 'DESCRIBE_GROUPS': return respond('DESCRIBE_GROUPS', version, correlationId, handleDescribeGroups(ctx, request.body));
       case 'DELETE_GROUPS': return respond('DELETE_GROUPS', version, correlationId, await handleDeleteGroups(ctx, request.body));
       case 'OFFSET_DELETE': return respond('OFFSET_DELETE', version, correlationId, await handleOffsetDelete(ctx, request.body));
-      default: throw new Error(`dispatchGroup: ${request.api} is not a group API`);
+      default: return this.dispatchTxn(request);
     }
   }
 
@@ -312,6 +378,7 @@ export class Broker {
     this.ctx.stopping = true;
     this.status?.stop();
     this.ctx.groups.shutdown();
+    this.ctx.txns.shutdown();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.ctx.waiters.stop();
     const drains = [...this.connections].map((c) => c.drain());
@@ -324,6 +391,8 @@ export class Broker {
     for (const connection of this.connections) connection.destroy();
     await closed;
     await this.groupLoad;
+    // A completion still running (a marker or state write) finishes before the logs close; a prepared transaction left is completed at the next start.
+    await this.ctx.txns.settled();
     await this.ctx.store.close();
   }
 }

@@ -35,6 +35,9 @@ const USAGE = `usage: pnpm start [-- options]
                                  (connections.max.idle.ms; default 600000; 0 = never)
   --offsets-topic-partitions N   partitions of __consumer_offsets when first created (offsets.topic.num.partitions; default 50)
   --group-initial-rebalance-delay-ms N  wait for more members before a new group's first rebalance (default 3000)
+  --transaction-state-topic-partitions N  partitions of __transaction_state when first created
+                                 (transaction.state.log.num.partitions; default 50)
+  --transaction-max-timeout-ms N the largest transaction timeout a producer may ask for (transaction.max.timeout.ms; default 900000)
   --help`;
 
 function int(name: string, value: string | undefined, min: number): number | undefined {
@@ -56,6 +59,7 @@ export function parseBrokerArgs(argv: readonly string[]): Partial<BrokerOptions>
       'flush-interval-messages': { type: 'string' }, 'status-interval-ms': { type: 'string' }, 'max-request-bytes': { type: 'string' },
       'socket-request-max-bytes': { type: 'string' }, 'queued-max-request-bytes': { type: 'string' }, 'connections-max-idle-ms': { type: 'string' },
       'offsets-topic-partitions': { type: 'string' }, 'group-initial-rebalance-delay-ms': { type: 'string' },
+      'transaction-state-topic-partitions': { type: 'string' }, 'transaction-max-timeout-ms': { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -100,6 +104,10 @@ export function parseBrokerArgs(argv: readonly string[]): Partial<BrokerOptions>
   if (offsetsPartitions !== undefined) options.offsetsTopicPartitions = offsetsPartitions;
   const rebalanceDelay = int('group-initial-rebalance-delay-ms', values['group-initial-rebalance-delay-ms'], 0);
   if (rebalanceDelay !== undefined) options.groupInitialRebalanceDelayMs = rebalanceDelay;
+  const txnPartitions = int('transaction-state-topic-partitions', values['transaction-state-topic-partitions'], 1);
+  if (txnPartitions !== undefined) options.transactionStateTopicPartitions = txnPartitions;
+  const txnMaxTimeout = int('transaction-max-timeout-ms', values['transaction-max-timeout-ms'], 1);
+  if (txnMaxTimeout !== undefined) options.transactionMaxTimeoutMs = txnMaxTimeout;
   return options;
 }
 

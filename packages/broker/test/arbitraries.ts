@@ -354,10 +354,12 @@ function normalizeStruct(fields: readonly FieldDescription[], version: number, b
   return out;
 }
 
-/** The group coordinator's APIs, whose cases are derived from their descriptions. */
+/** The group and transaction coordinators' APIs, whose cases are derived from their descriptions. */
 const GROUP_APIS = [
   'OFFSET_COMMIT', 'OFFSET_FETCH', 'FIND_COORDINATOR', 'JOIN_GROUP', 'HEARTBEAT', 'LEAVE_GROUP', 'SYNC_GROUP',
   'DESCRIBE_GROUPS', 'LIST_GROUPS', 'DELETE_GROUPS', 'OFFSET_DELETE',
+  // The transaction coordinator's, derived the same way.
+  'ADD_PARTITIONS_TO_TXN', 'ADD_OFFSETS_TO_TXN', 'END_TXN', 'TXN_OFFSET_COMMIT', 'DESCRIBE_TRANSACTIONS', 'LIST_TRANSACTIONS',
 ] as const;
 
 export const MESSAGE_CASES: { readonly [N in Api]: MessageCase<N> } = {

@@ -79,7 +79,7 @@ describe('Broker server', () => {
     c.send([a.frame, m.frame, p0Frame, p1.frame, f.frame]);
     const [av, md, pr, fr] = await Promise.all([a.response, m.response, p1.response, f.response]);
     expect(av.body.errorCode).toBe(0);
-    expect(av.body.apiKeys.map((k) => k.apiKey)).toEqual([0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 19, 20, 21, 22, 32, 33, 37, 42, 44, 47, 60]);
+    expect(av.body.apiKeys.map((k) => k.apiKey)).toEqual([0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 19, 20, 21, 22, 24, 25, 26, 28, 32, 33, 37, 42, 44, 47, 60, 65, 66]);
     expect(md.body.brokers).toEqual([{ nodeId: 0, host: '127.0.0.1', port: broker.port, rack: null }]);
     expect(md.body.topics[0]?.partitions.map((p) => [p.partitionIndex, p.leaderId, p.replicaNodes, p.isrNodes])).toEqual([[0, 0, [0], [0]]]);
     expect(pr.body.responses[0]?.partitionResponses[0]).toMatchObject({ errorCode: 0, baseOffset: 1 });
@@ -133,7 +133,7 @@ describe('Broker server', () => {
     const data = await pending;
     expect(data.readInt32BE(4)).toBe(7);
     expect(data.readInt16BE(8)).toBe(KAFKA_ERROR_CODES.UNSUPPORTED_VERSION);
-    expect(data.readInt32BE(10)).toBe(25);
+    expect(data.readInt32BE(10)).toBe(31);
     c.close();
   });
 
@@ -223,13 +223,18 @@ describe('Broker server', () => {
     c.close();
   });
 
-  it('gives idempotent producers fresh ids and refuses transactional ids', async () => {
+  it('gives idempotent producers fresh ids; a transactional id gets its own id, then epoch bumps', async () => {
     const c = await RawClient.connect(broker.port);
     const a = await c.request('INIT_PRODUCER_ID', 4, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1, producerEpoch: -1 });
     const b = await c.request('INIT_PRODUCER_ID', 4, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1, producerEpoch: -1 });
     expect(b.body.producerId).toBe(a.body.producerId + 1);
+    await broker.groupsReady();
     const t = await c.request('INIT_PRODUCER_ID', 4, { transactionalId: 'tx', transactionTimeoutMs: 60000, producerId: -1, producerEpoch: -1 });
-    expect(t.body.errorCode).toBe(KAFKA_ERROR_CODES.INVALID_REQUEST);
+    expect(t.body).toMatchObject({ errorCode: 0, producerId: b.body.producerId + 1, producerEpoch: 0 });
+    const again = await c.request('INIT_PRODUCER_ID', 4, { transactionalId: 'tx', transactionTimeoutMs: 60000, producerId: -1, producerEpoch: -1 });
+    expect(again.body).toMatchObject({ errorCode: 0, producerId: t.body.producerId, producerEpoch: 1 });
+    const timeout = await c.request('INIT_PRODUCER_ID', 4, { transactionalId: 'tx', transactionTimeoutMs: 900_001, producerId: -1, producerEpoch: -1 });
+    expect(timeout.body.errorCode).toBe(KAFKA_ERROR_CODES.INVALID_TRANSACTION_TIMEOUT);
     c.close();
   });
 });

@@ -133,8 +133,8 @@ describe('edge requests', () => {
       const meta = await client.request('METADATA', 12, {
         topics: [{ topicId: ZERO_UUID, name }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false,
       });
-      if (name === '__consumer_offsets') {
-        // The group coordinator's own topic exists (created at start-up) and is listed as internal, as in Kafka.
+      if (name === '__consumer_offsets' || name === '__transaction_state') {
+        // The coordinators' own topics exist (created at start-up) and are listed as internal, as in Kafka.
         expect(meta.body.topics[0]?.errorCode, name).toBe(0);
         expect(meta.body.topics[0]?.isInternal, name).toBe(true);
         continue;

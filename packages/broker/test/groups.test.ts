@@ -61,14 +61,16 @@ describe('group APIs over the wire', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('FindCoordinator names node 0: one key (v2) and batched keys (v4); a transaction key has no coordinator', async () => {
+  it('FindCoordinator names node 0: one key (v2) and batched keys (v4), for groups and transactional ids; other key types are refused', async () => {
     const c = await RawClient.connect(broker.port);
     const one = await c.request('FIND_COORDINATOR', 2, { key: 'g', keyType: 0, coordinatorKeys: [] });
     expect(one.body).toMatchObject({ errorCode: 0, nodeId: 0, host: '127.0.0.1', port: broker.port });
     const many = await c.request('FIND_COORDINATOR', 4, { key: '', keyType: 0, coordinatorKeys: ['a', 'b'] });
     expect(many.body.coordinators.map((k) => [k.key, k.nodeId, k.port, k.errorCode])).toEqual([['a', 0, broker.port, 0], ['b', 0, broker.port, 0]]);
     const txn = await c.request('FIND_COORDINATOR', 2, { key: 't', keyType: 1, coordinatorKeys: [] });
-    expect(txn.body.errorCode).toBe(E.COORDINATOR_NOT_AVAILABLE);
+    expect(txn.body).toMatchObject({ errorCode: 0, nodeId: 0, port: broker.port });
+    const other = await c.request('FIND_COORDINATOR', 4, { key: '', keyType: 2, coordinatorKeys: ['x'] });
+    expect(other.body.coordinators.map((k) => [k.key, k.nodeId, k.errorCode])).toEqual([['x', -1, E.INVALID_REQUEST]]);
     c.close();
   });
 

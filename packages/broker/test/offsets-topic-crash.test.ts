@@ -17,6 +17,7 @@ import type { GroupCoordinator } from '../src/internal/group/group-coordinator.j
 import type { GroupRecord } from '../src/internal/group/group-persistence.js';
 import { OffsetsTopic } from '../src/internal/group/offsets-topic.js';
 import { TopicStore } from '../src/internal/topic-store.js';
+import type { TransactionCoordinator } from '../src/internal/txn/transaction-coordinator.js';
 
 const DIR = '/data';
 const WRITES = 12;
@@ -27,7 +28,7 @@ async function open(io: SimIo): Promise<{ store: TopicStore; topic: OffsetsTopic
   const ctx = {
     options: { ...BROKER_DEFAULTS, ackMode: 'sync', log: () => undefined }, store, waiters: new FetchWaiters(10),
     stats: { requests: 0, appends: 0, appendedBytes: 0, fetches: 0, fetchedBytes: 0, connections: 0, connectionsTotal: 0, versionsSeen: new Map() },
-    allocateProducerId: () => Promise.resolve(0), groups: null as unknown as GroupCoordinator,
+    allocateProducerId: () => Promise.resolve(0), groups: null as unknown as GroupCoordinator, txns: null as unknown as TransactionCoordinator,
     advertised: { host: '127.0.0.1', port: 0 }, stopping: false, reportedDamage: new Set<string>(),
   } satisfies BrokerContext;
   return { store, topic: await OffsetsTopic.open(ctx, 2) };

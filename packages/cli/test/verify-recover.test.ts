@@ -8,7 +8,8 @@ import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { NodeIo } from '@seglog/io';
 import { LogConfig, LogManager } from '@seglog/log';
-import { appendBytes, logFiles, readTree, removeDir, runSeglog, tempDir, writeDataDir } from './helpers.js';
+import { buildBatch } from '@seglog/records';
+import { T0, appendBytes, logFiles, readTree, removeDir, runSeglog, tempDir, writeDataDir } from './helpers.js';
 import type { WrittenDataDir } from './helpers.js';
 
 const dirs: string[] = [];
@@ -70,6 +71,35 @@ describe('a clean data directory', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^orders-0: segments 1, log bytes \d+, index and other bytes \d+, batches 10, records 20, log start offset 0, log end offset 20, oldest timestamp 1700000000000 \(2023-11-14T22:13:20.000Z\), newest timestamp 1700000000009/m);
     expect(r.stdout).toMatch(/^total: partitions 1, segments 1, /m);
+  });
+});
+
+describe('seglog stats: open transactions', () => {
+  it('counts a transaction without a marker, not the ended ones', async () => {
+    const dataDir = tempDir('stats-txn');
+    try {
+      const manager = await LogManager.open(new NodeIo(), dataDir, { defaultConfig: new LogConfig(), minFreeBytes: 0, now: () => T0 });
+      const log = await manager.getOrCreateLog('tx', 0);
+      const txnBatch = (producerId: number, sequence: number): Buffer => buildBatch({
+        records: [{ value: 'v', timestamp: T0 }], producerId, producerEpoch: 0, baseSequence: sequence, transactional: true,
+      });
+      await log.appendAsLeader(txnBatch(7, 0), { leaderEpoch: 0 }); // offset 0: producer 7, committed below
+      await log.appendAsLeader(txnBatch(8, 0), { leaderEpoch: 0 }); // offset 1: producer 8, left open
+      await log.appendMarker({ type: 'COMMIT', producerId: 7, producerEpoch: 0, coordinatorEpoch: 0, leaderEpoch: 0 });
+      await log.appendAsLeader(txnBatch(9, 0), { leaderEpoch: 0 }); // offset 3: producer 9, aborted below
+      await log.appendMarker({ type: 'ABORT', producerId: 9, producerEpoch: 0, coordinatorEpoch: 0, leaderEpoch: 0 });
+      await log.flush();
+      await manager.close();
+      const [json, text] = await Promise.all([runSeglog(['stats', '--json', dataDir]), runSeglog(['stats', dataDir])]);
+      expect(json.code).toBe(0);
+      const [partition, total] = json.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(partition).toMatchObject({ partition: 'tx-0', batches: 5, openTransactions: [{ producerId: 8, firstOffset: 1 }] });
+      expect(total).toMatchObject({ type: 'total', openTransactions: 1 });
+      expect(text.stdout).toMatch(/^tx-0: .*, open transactions 1 \(producer 8 from offset 1\)$/m);
+      expect(text.stdout).toMatch(/^total: .*, open transactions 1$/m);
+    } finally {
+      removeDir(dataDir);
+    }
   });
 });
 

@@ -36,6 +36,14 @@ import { DESCRIBE_CONFIGS_REQUEST, DESCRIBE_CONFIGS_RESPONSE, type DescribeConfi
 import {
   INCREMENTAL_ALTER_CONFIGS_REQUEST, INCREMENTAL_ALTER_CONFIGS_RESPONSE, type IncrementalAlterConfigsRequest, type IncrementalAlterConfigsResponse,
 } from './messages/incremental-alter-configs.js';
+import { ADD_PARTITIONS_TO_TXN_REQUEST, ADD_PARTITIONS_TO_TXN_RESPONSE, type AddPartitionsToTxnRequest, type AddPartitionsToTxnResponse } from './messages/add-partitions-to-txn.js';
+import { ADD_OFFSETS_TO_TXN_REQUEST, ADD_OFFSETS_TO_TXN_RESPONSE, type AddOffsetsToTxnRequest, type AddOffsetsToTxnResponse } from './messages/add-offsets-to-txn.js';
+import { END_TXN_REQUEST, END_TXN_RESPONSE, type EndTxnRequest, type EndTxnResponse } from './messages/end-txn.js';
+import { TXN_OFFSET_COMMIT_REQUEST, TXN_OFFSET_COMMIT_RESPONSE, type TxnOffsetCommitRequest, type TxnOffsetCommitResponse } from './messages/txn-offset-commit.js';
+import {
+  DESCRIBE_TRANSACTIONS_REQUEST, DESCRIBE_TRANSACTIONS_RESPONSE, type DescribeTransactionsRequest, type DescribeTransactionsResponse,
+} from './messages/describe-transactions.js';
+import { LIST_TRANSACTIONS_REQUEST, LIST_TRANSACTIONS_RESPONSE, type ListTransactionsRequest, type ListTransactionsResponse } from './messages/list-transactions.js';
 
 export type ApiName =
   | 'PRODUCE' | 'FETCH' | 'LIST_OFFSETS' | 'METADATA' | 'API_VERSIONS' | 'CREATE_TOPICS' | 'DELETE_RECORDS' | 'INIT_PRODUCER_ID'
@@ -43,7 +51,9 @@ export type ApiName =
   | 'DELETE_TOPICS' | 'DESCRIBE_CONFIGS' | 'ALTER_CONFIGS' | 'CREATE_PARTITIONS' | 'INCREMENTAL_ALTER_CONFIGS' | 'DESCRIBE_CLUSTER'
   // Consumer groups (the group coordinator).
   | 'OFFSET_COMMIT' | 'OFFSET_FETCH' | 'FIND_COORDINATOR' | 'JOIN_GROUP' | 'HEARTBEAT' | 'LEAVE_GROUP' | 'SYNC_GROUP'
-  | 'DESCRIBE_GROUPS' | 'LIST_GROUPS' | 'DELETE_GROUPS' | 'OFFSET_DELETE';
+  | 'DESCRIBE_GROUPS' | 'LIST_GROUPS' | 'DELETE_GROUPS' | 'OFFSET_DELETE'
+  // Transactions (the transaction coordinator).
+  | 'ADD_PARTITIONS_TO_TXN' | 'ADD_OFFSETS_TO_TXN' | 'END_TXN' | 'TXN_OFFSET_COMMIT' | 'DESCRIBE_TRANSACTIONS' | 'LIST_TRANSACTIONS';
 
 /** Decoded request bodies by API (types derived from the descriptions). */
 export interface RequestBodies {
@@ -72,6 +82,12 @@ export interface RequestBodies {
   readonly DESCRIBE_GROUPS: DescribeGroupsRequest;
   readonly DELETE_GROUPS: DeleteGroupsRequest;
   readonly OFFSET_DELETE: OffsetDeleteRequest;
+  readonly ADD_PARTITIONS_TO_TXN: AddPartitionsToTxnRequest;
+  readonly ADD_OFFSETS_TO_TXN: AddOffsetsToTxnRequest;
+  readonly END_TXN: EndTxnRequest;
+  readonly TXN_OFFSET_COMMIT: TxnOffsetCommitRequest;
+  readonly DESCRIBE_TRANSACTIONS: DescribeTransactionsRequest;
+  readonly LIST_TRANSACTIONS: ListTransactionsRequest;
 }
 
 /** Response bodies by API. */
@@ -101,6 +117,12 @@ export interface ResponseBodies {
   readonly DESCRIBE_GROUPS: DescribeGroupsResponse;
   readonly DELETE_GROUPS: DeleteGroupsResponse;
   readonly OFFSET_DELETE: OffsetDeleteResponse;
+  readonly ADD_PARTITIONS_TO_TXN: AddPartitionsToTxnResponse;
+  readonly ADD_OFFSETS_TO_TXN: AddOffsetsToTxnResponse;
+  readonly END_TXN: EndTxnResponse;
+  readonly TXN_OFFSET_COMMIT: TxnOffsetCommitResponse;
+  readonly DESCRIBE_TRANSACTIONS: DescribeTransactionsResponse;
+  readonly LIST_TRANSACTIONS: ListTransactionsResponse;
 }
 
 export interface ApiDescription {
@@ -131,6 +153,10 @@ export const API_DESCRIPTIONS: readonly ApiDescription[] = [
   { apiKey: 20, name: 'DELETE_TOPICS', request: DELETE_TOPICS_REQUEST, response: DELETE_TOPICS_RESPONSE },
   { apiKey: 21, name: 'DELETE_RECORDS', request: DELETE_RECORDS_REQUEST, response: DELETE_RECORDS_RESPONSE },
   { apiKey: 22, name: 'INIT_PRODUCER_ID', request: INIT_PRODUCER_ID_REQUEST, response: INIT_PRODUCER_ID_RESPONSE },
+  { apiKey: 24, name: 'ADD_PARTITIONS_TO_TXN', request: ADD_PARTITIONS_TO_TXN_REQUEST, response: ADD_PARTITIONS_TO_TXN_RESPONSE },
+  { apiKey: 25, name: 'ADD_OFFSETS_TO_TXN', request: ADD_OFFSETS_TO_TXN_REQUEST, response: ADD_OFFSETS_TO_TXN_RESPONSE },
+  { apiKey: 26, name: 'END_TXN', request: END_TXN_REQUEST, response: END_TXN_RESPONSE },
+  { apiKey: 28, name: 'TXN_OFFSET_COMMIT', request: TXN_OFFSET_COMMIT_REQUEST, response: TXN_OFFSET_COMMIT_RESPONSE },
   { apiKey: 32, name: 'DESCRIBE_CONFIGS', request: DESCRIBE_CONFIGS_REQUEST, response: DESCRIBE_CONFIGS_RESPONSE },
   { apiKey: 33, name: 'ALTER_CONFIGS', request: ALTER_CONFIGS_REQUEST, response: ALTER_CONFIGS_RESPONSE },
   { apiKey: 37, name: 'CREATE_PARTITIONS', request: CREATE_PARTITIONS_REQUEST, response: CREATE_PARTITIONS_RESPONSE },
@@ -138,6 +164,8 @@ export const API_DESCRIPTIONS: readonly ApiDescription[] = [
   { apiKey: 44, name: 'INCREMENTAL_ALTER_CONFIGS', request: INCREMENTAL_ALTER_CONFIGS_REQUEST, response: INCREMENTAL_ALTER_CONFIGS_RESPONSE },
   { apiKey: 47, name: 'OFFSET_DELETE', request: OFFSET_DELETE_REQUEST, response: OFFSET_DELETE_RESPONSE },
   { apiKey: 60, name: 'DESCRIBE_CLUSTER', request: DESCRIBE_CLUSTER_REQUEST, response: DESCRIBE_CLUSTER_RESPONSE },
+  { apiKey: 65, name: 'DESCRIBE_TRANSACTIONS', request: DESCRIBE_TRANSACTIONS_REQUEST, response: DESCRIBE_TRANSACTIONS_RESPONSE },
+  { apiKey: 66, name: 'LIST_TRANSACTIONS', request: LIST_TRANSACTIONS_REQUEST, response: LIST_TRANSACTIONS_RESPONSE },
 ];
 
 /** Every description: the two headers, each API's request and response, then the data messages (the consumer protocol). */

@@ -74,3 +74,9 @@ export * from './messages/consumer-protocol.js';
 export {
   decodeConsumerAssignment, decodeConsumerSubscription, encodeConsumerAssignment, encodeConsumerSubscription,
 } from './consumer-protocol.js';
+export * from './messages/add-partitions-to-txn.js';
+export * from './messages/add-offsets-to-txn.js';
+export * from './messages/end-txn.js';
+export * from './messages/txn-offset-commit.js';
+export * from './messages/describe-transactions.js';
+export * from './messages/list-transactions.js';

@@ -34,6 +34,12 @@ export const ApiKey = {
   DESCRIBE_CLUSTER: 60,
   DELETE_GROUPS: 42,
   OFFSET_DELETE: 47,
+  ADD_PARTITIONS_TO_TXN: 24,
+  ADD_OFFSETS_TO_TXN: 25,
+  END_TXN: 26,
+  TXN_OFFSET_COMMIT: 28,
+  DESCRIBE_TRANSACTIONS: 65,
+  LIST_TRANSACTIONS: 66,
 } as const satisfies Readonly<Record<ApiName, number>>;
 
 export type ApiKeyId = (typeof ApiKey)[keyof typeof ApiKey];

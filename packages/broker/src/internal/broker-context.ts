@@ -4,6 +4,7 @@ import type { BrokerOptions } from '../broker-options.js';
 import type { FetchWaiters } from './fetch-waiters.js';
 import type { GroupCoordinator } from './group/group-coordinator.js';
 import type { TopicStore } from './topic-store.js';
+import type { TransactionCoordinator } from './txn/transaction-coordinator.js';
 
 /** Counters; one shape, updated in place (the status line reads deltas). */
 export interface BrokerStats {
@@ -26,6 +27,8 @@ export interface BrokerContext {
   readonly allocateProducerId: () => Promise<number>;
   /** The group coordinator (answers COORDINATOR_LOAD_IN_PROGRESS until __consumer_offsets is loaded). */
   readonly groups: GroupCoordinator;
+  /** The transaction coordinator (answers COORDINATOR_LOAD_IN_PROGRESS until __transaction_state is loaded). */
+  readonly txns: TransactionCoordinator;
   /** The host and port advertised in Metadata (the bound port when options.port is 0). */
   readonly advertised: { host: string; port: number };
   /** True once stop() began: long polls end at once. */

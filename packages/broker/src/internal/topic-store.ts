@@ -30,7 +30,7 @@ import { assert, SeglogError } from '@seglog/common';
 import { NodeIo } from '@seglog/io';
 import type { Io } from '@seglog/io';
 import { BlackholeLog, LogConfig, LogManager } from '@seglog/log';
-import type { AppendResult, FetchPlan, ReadOptions } from '@seglog/log';
+import type { AppendResult, FetchPlan, ReadOptions, TxnMarkerOptions } from '@seglog/log';
 import { isApiError } from './topic-configs/api-error.js';
 import { validateTopicConfigs } from './topic-configs/topic-config-defs.js';
 import { TopicConfigFile } from './topic-configs/topic-config-file.js';
@@ -44,6 +44,8 @@ export interface PartitionLog {
   readonly lastStableOffset: number;
   readonly logStartOffset: number;
   appendAsLeader(buffer: Buffer, options: { readonly leaderEpoch: number }): Promise<AppendResult>;
+  /** A COMMIT/ABORT marker (the transaction coordinator). */
+  appendMarker(marker: TxnMarkerOptions): Promise<AppendResult>;
   written(offset: number): Promise<void>;
   durable(offset: number): Promise<void>;
   updateHighWatermark(offset: number): number;

@@ -1,7 +1,10 @@
 // `seglog stats <dir>`: partitions, segments, bytes, batches, records, log
-// start/end offsets and timestamps, per partition and in total. Scans every
-// batch header (read only), so the end offset is what the files hold, not
-// what a checkpoint claims.
+// start/end offsets, timestamps and open transactions, per partition and in
+// total. Scans every batch header (read only), so the end offset is what the
+// files hold, not what a checkpoint claims. A transaction is open from a
+// producer's first transactional data batch to its next COMMIT/ABORT marker
+// (what holds the LSO; the transaction coordinator aborts those past their
+// timeout once the broker runs).
 
 import path from 'node:path';
 import { FileNames } from '@seglog/log';
@@ -36,6 +39,8 @@ export interface PartitionStats {
   emptyBatches?: number;
   /** The cleaner's state (cleaner-offset-checkpoint), when it has cleaned this partition. */
   cleaner?: CleanerFileState;
+  /** Transactions without a marker yet: producer id and first offset, by first offset. */
+  openTransactions: { producerId: number; firstOffset: number }[];
 }
 
 async function partitionStats(ctx: CliContext, partition: PartitionDir, logStartCheckpoint: number | undefined, progress: Progress, cleaner: CleanerCheckpoint): Promise<PartitionStats> {
@@ -43,10 +48,11 @@ async function partitionStats(ctx: CliContext, partition: PartitionDir, logStart
   const stats: PartitionStats = {
     partition: partition.name, segments: segments.length, logBytes: 0, otherBytes: 0, batches: 0, records: 0,
     logStartOffset: Math.max(logStartCheckpoint ?? 0, segments[0]?.baseOffset ?? 0), logEndOffset: segments[0]?.baseOffset ?? 0,
-    oldestTimestamp: -1, newestTimestamp: -1, damagedSegments: [],
+    oldestTimestamp: -1, newestTimestamp: -1, damagedSegments: [], openTransactions: [],
   };
   let horizons = 0;
   let empty = 0;
+  const open = new Map<number, number>();
   for (const name of await ctx.io.readdir(partition.dir)) {
     if (!name.endsWith('.log')) stats.otherBytes += (await ctx.io.stat(path.join(partition.dir, name))).size;
   }
@@ -67,6 +73,10 @@ async function partitionStats(ctx: CliContext, partition: PartitionDir, logStart
           const ts = batch.maxTimestamp;
           if (ts >= 0 && (stats.oldestTimestamp < 0 || ts < stats.oldestTimestamp)) stats.oldestTimestamp = ts;
           if (ts > stats.newestTimestamp) stats.newestTimestamp = ts;
+          if (batch.isTransactional && batch.producerId >= 0) {
+            if (batch.isControl) open.delete(batch.producerId);
+            else if (!open.has(batch.producerId)) open.set(batch.producerId, batch.baseOffset);
+          }
         } catch {
           // An unreadable header: verify reports it; stats counts the batch only.
         }
@@ -84,6 +94,7 @@ async function partitionStats(ctx: CliContext, partition: PartitionDir, logStart
     stats.emptyBatches = empty;
   }
   if (state !== null) stats.cleaner = state;
+  stats.openTransactions = [...open].map(([producerId, firstOffset]) => ({ producerId, firstOffset })).sort((a, b) => a.firstOffset - b.firstOffset);
   return stats;
 }
 
@@ -93,7 +104,8 @@ function timeText(ts: number): string {
 
 function statsLine(s: PartitionStats): string {
   return `${s.partition}: segments ${s.segments}, log bytes ${s.logBytes}, index and other bytes ${s.otherBytes}, batches ${s.batches}, records ${s.records}, ` +
-    `log start offset ${s.logStartOffset}, log end offset ${s.logEndOffset}, oldest timestamp ${timeText(s.oldestTimestamp)}, newest timestamp ${timeText(s.newestTimestamp)}`;
+    `log start offset ${s.logStartOffset}, log end offset ${s.logEndOffset}, oldest timestamp ${timeText(s.oldestTimestamp)}, newest timestamp ${timeText(s.newestTimestamp)}, ` +
+    `open transactions ${s.openTransactions.length}${s.openTransactions.length === 0 ? '' : ` (${s.openTransactions.map((t) => `producer ${t.producerId} from offset ${t.firstOffset}`).join(', ')})`}`;
 }
 
 interface TotalStats {
@@ -105,16 +117,17 @@ interface TotalStats {
   records: number;
   oldestTimestamp: number;
   newestTimestamp: number;
+  openTransactions: number;
 }
 
 function totalLine(t: TotalStats): string {
   return `total: partitions ${t.partitions}, segments ${t.segments}, log bytes ${t.logBytes}, index and other bytes ${t.otherBytes}, batches ${t.batches}, records ${t.records}, ` +
-    `oldest timestamp ${timeText(t.oldestTimestamp)}, newest timestamp ${timeText(t.newestTimestamp)}`;
+    `oldest timestamp ${timeText(t.oldestTimestamp)}, newest timestamp ${timeText(t.newestTimestamp)}, open transactions ${t.openTransactions}`;
 }
 
 export const statsCommand: CommandSpec = {
   name: 'stats',
-  summary: 'partitions, segments, bytes, offsets and timestamps, per partition and in total',
+  summary: 'partitions, segments, bytes, offsets, timestamps and open transactions, per partition and in total',
   args: '<data-dir|partition-dir>',
   description: [
     'Scans every batch header of every segment (read only). Log start offset: the larger of the first segment\'s',
@@ -122,6 +135,7 @@ export const statsCommand: CommandSpec = {
     'Timestamps are batch max timestamps (oldest = smallest, newest = largest; -1 and missing are skipped).',
     'Compacted partitions get a cleaner line: first dirty offset (cleaner-offset-checkpoint), dirty ratio by',
     'segments, the checkpoint\'s time (the last pass that moved it), batches with a delete horizon, empty batches.',
+    'Open transactions: producers with a transactional batch after their last COMMIT/ABORT marker (they hold the LSO).',
   ],
   options: {
     json: { type: 'boolean', description: 'print one JSON object per partition, then one for the total' },
@@ -149,6 +163,7 @@ export const statsCommand: CommandSpec = {
       batches: sum(all, (s) => s.batches), records: sum(all, (s) => s.records),
       oldestTimestamp: timestamps.length === 0 ? -1 : Math.min(...timestamps),
       newestTimestamp: Math.max(-1, ...all.map((s) => s.newestTimestamp)),
+      openTransactions: sum(all, (s) => s.openTransactions.length),
     };
     for (const s of all) {
       ctx.out(json ? JSON.stringify({ type: 'partition', ...s }) : statsLine(s));

@@ -64,7 +64,7 @@ export async function commitOffsets(coordinator: GroupCoordinator, request: Comm
   return errors;
 }
 
-function commitRefusal(coordinator: GroupCoordinator, group: ClassicGroup, request: CommitRequest): GroupErrorName | null {
+export function commitRefusal(coordinator: GroupCoordinator, group: ClassicGroup, request: CommitRequest): GroupErrorName | null {
   if (group.state === 'Dead') return 'COORDINATOR_NOT_AVAILABLE';
   if (request.generationId < 0 && group.state === 'Empty') return null;
   if (group.isStaticMemberFenced(request.groupInstanceId, request.memberId)) return 'FENCED_INSTANCE_ID';

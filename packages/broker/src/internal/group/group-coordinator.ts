@@ -24,7 +24,7 @@ import { ClassicGroup, offsetKey } from './classic-group.js';
 import type { GroupClock } from './group-clock.js';
 import { EMPTY_BYTES, GroupMember } from './group-member.js';
 import type { GroupErrorName, JoinResult, MemberProtocol, SyncResult } from './group-member.js';
-import type { GroupPersistence, GroupRecord, StoredGroup } from './group-persistence.js';
+import type { GroupPersistence, GroupRecord, PendingTxnOffset, StoredGroup } from './group-persistence.js';
 import { groupRecordOf, restoreGroup } from './group-snapshot.js';
 
 export interface GroupCoordinatorOptions {
@@ -85,6 +85,8 @@ export class GroupCoordinator {
   readonly clock: GroupClock;
   readonly persistence: GroupPersistence;
   readonly groups: Map<string, ClassicGroup>;
+  /** Transactional offsets waiting for their transaction's marker, by producer id (txn-offsets.ts). */
+  readonly pendingTxnOffsets: Map<number, Map<string, PendingTxnOffset>>;
   loading: boolean;
 
   constructor(persistence: GroupPersistence, clock: GroupClock, options: Partial<GroupCoordinatorOptions> = {}) {
@@ -92,6 +94,7 @@ export class GroupCoordinator {
     this.clock = clock;
     this.persistence = persistence;
     this.groups = new Map();
+    this.pendingTxnOffsets = new Map();
     this.loading = true;
   }
 

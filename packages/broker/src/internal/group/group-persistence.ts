@@ -34,6 +34,21 @@ export type GroupRecord =
   | { readonly kind: 'group'; readonly groupId: string; readonly value: StoredGroup | null }
   | { readonly kind: 'offset'; readonly groupId: string; readonly topic: string; readonly partition: number; readonly value: CommittedOffset | null };
 
+/** An offset committed in a transaction that has not ended yet (txn-offsets.ts). */
+export interface PendingTxnOffset {
+  readonly groupId: string;
+  readonly topic: string;
+  readonly partition: number;
+  readonly value: CommittedOffset;
+}
+
+/** The producer of a transactional write (TxnOffsetCommit). */
+export interface TxnProducer {
+  readonly producerId: number;
+  readonly producerEpoch: number;
+}
+
 export interface GroupPersistence {
-  append(groupId: string, records: readonly GroupRecord[]): Promise<void>;
+  /** With `producer`: one transactional batch of that producer (its offsets count once the transaction commits). */
+  append(groupId: string, records: readonly GroupRecord[], producer?: TxnProducer): Promise<void>;
 }

@@ -16,6 +16,12 @@
 // Load: every partition is read from its log start to its end before the
 // coordinator answers; a record that does not decode is reported (once, with
 // its place) and skipped: one damaged record must not take every group down.
+//
+// Transactional offsets (TxnOffsetCommit, txn-offsets.ts): a transactional
+// batch of the producer, sequenced as a producer would (0 at a new epoch, then
+// consecutive; the next sequence per producer is rebuilt while loading). On
+// load its records count only from the COMMIT marker that follows (an ABORT
+// drops them); those without a marker yet are pendingAtLoad.
 
 import { assert } from '@seglog/common';
 import { RecordBatch, buildBatch, splitBatches } from '@seglog/records';
@@ -24,7 +30,7 @@ import { LEADER_EPOCH } from '../broker-context.js';
 import { errorMessageOf } from '../errors.js';
 import { advanceHighWatermark } from '../handlers/produce.js';
 import type { PartitionLog } from '../topic-store.js';
-import type { GroupPersistence, GroupRecord } from './group-persistence.js';
+import type { GroupPersistence, GroupRecord, PendingTxnOffset, TxnProducer } from './group-persistence.js';
 import { decodeGroupRecord, encodeGroupRecord } from './group-records.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
@@ -49,10 +55,16 @@ export const OFFSETS_TOPIC_CONFIGS: Readonly<Record<string, string>> = Object.fr
 export class OffsetsTopic implements GroupPersistence {
   private readonly ctx: BrokerContext;
   private readonly logs: readonly PartitionLog[];
+  /** Per partition and producer id (`partition:producerId`): the epoch and next sequence, as the partition's producer state expects them. */
+  private readonly sequences: Map<string, { epoch: number; next: number }>;
+  /** Transactional offsets read without their marker (by producer id), for the group coordinator after load(). */
+  readonly pendingAtLoad: Map<number, PendingTxnOffset[]>;
 
   private constructor(ctx: BrokerContext, logs: readonly PartitionLog[]) {
     this.ctx = ctx;
     this.logs = logs;
+    this.sequences = new Map();
+    this.pendingAtLoad = new Map();
   }
 
   /** Opens (creating on first start) the topic with `partitions` partitions; an existing topic keeps its count. */
@@ -75,13 +87,31 @@ export class OffsetsTopic implements GroupPersistence {
     return this.logs.length;
   }
 
-  async append(groupId: string, records: readonly GroupRecord[]): Promise<void> {
+  /** The partition holding `groupId`'s records. */
+  partitionOf(groupId: string): number {
+    return offsetsPartitionFor(groupId, this.logs.length);
+  }
+
+  async append(groupId: string, records: readonly GroupRecord[], producer?: TxnProducer): Promise<void> {
     assert(records.length > 0, 'OffsetsTopic.append: no records');
     const log = this.logs[offsetsPartitionFor(groupId, this.logs.length)];
     assert(log !== undefined, 'OffsetsTopic.append: no partition');
     const timestamp = Date.now();
-    const batch = buildBatch({ records: records.map((record) => ({ ...encodeGroupRecord(record), timestamp })) });
+    const encoded = records.map((record) => ({ ...encodeGroupRecord(record), timestamp }));
+    let batch: Buffer;
+    let sequence: { epoch: number; next: number } | null = null;
+    if (producer === undefined) batch = buildBatch({ records: encoded });
+    else {
+      const known = this.sequences.get(`${log.partition}:${producer.producerId}`);
+      sequence = { epoch: producer.producerEpoch, next: known !== undefined && known.epoch === producer.producerEpoch ? known.next : 0 };
+      batch = buildBatch({
+        records: encoded, producerId: producer.producerId, producerEpoch: producer.producerEpoch, baseSequence: sequence.next, transactional: true,
+      });
+    }
     const result = await log.appendAsLeader(batch, { leaderEpoch: LEADER_EPOCH });
+    if (producer !== undefined && sequence !== null) {
+      this.sequences.set(`${log.partition}:${producer.producerId}`, { epoch: sequence.epoch, next: sequence.next + records.length });
+    }
     if (this.ctx.options.ackMode === 'sync') await log.durable(result.lastOffset);
     else await log.written(result.lastOffset);
     advanceHighWatermark(this.ctx, log, result.lastOffset + 1);
@@ -116,15 +146,38 @@ export class OffsetsTopic implements GroupPersistence {
   }
 
   private readBatch(log: PartitionLog, batch: RecordBatch, out: GroupRecord[]): void {
-    if (batch.isControl) return;
+    if (batch.isControl) {
+      this.readMarker(batch, out);
+      return;
+    }
+    const transactional = batch.isTransactional && batch.producerId >= 0;
+    if (transactional) this.sequences.set(`${log.partition}:${batch.producerId}`, { epoch: batch.producerEpoch, next: batch.lastSequence + 1 });
     for (const record of batch.toRecords()) {
       if (record.key === null) continue;
       try {
         const decoded = decodeGroupRecord(record.key, record.value);
-        if (decoded !== null) out.push(decoded);
+        if (decoded === null) continue;
+        if (!transactional) out.push(decoded);
+        else if (decoded.kind === 'offset' && decoded.value !== null) {
+          const pending = this.pendingAtLoad.get(batch.producerId) ?? [];
+          pending.push({ groupId: decoded.groupId, topic: decoded.topic, partition: decoded.partition, value: decoded.value });
+          this.pendingAtLoad.set(batch.producerId, pending);
+        }
       } catch (error) {
         this.ctx.options.log(`seglog broker: groups: skipped an unreadable record at ${log.topic}-${log.partition}@${record.offset}: ${errorMessageOf(error)}`);
       }
     }
+  }
+
+  /** A COMMIT marker hands the producer's pending offsets to the load (in marker order); an ABORT drops them. */
+  private readMarker(batch: RecordBatch, out: GroupRecord[]): void {
+    const pending = this.pendingAtLoad.get(batch.producerId);
+    if (pending === undefined) return;
+    this.pendingAtLoad.delete(batch.producerId);
+    const [marker] = batch.toRecords();
+    // Control record key: version int16, type int16 (0 ABORT, 1 COMMIT).
+    const commit = marker !== undefined && marker.key !== null && marker.key.length >= 4 && marker.key.readInt16BE(2) === 1;
+    if (!commit) return;
+    for (const p of pending) out.push({ kind: 'offset', groupId: p.groupId, topic: p.topic, partition: p.partition, value: p.value });
   }
 }

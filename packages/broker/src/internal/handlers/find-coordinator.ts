@@ -1,9 +1,8 @@
-// FindCoordinator: node 0 coordinates every group. v0-3 carry one key and a
-// top-level answer; v4+ carry coordinatorKeys and one Coordinator entry per
-// key. Key type 0 (group) only: there is no transaction coordinator yet, so
-// key type 1 is COORDINATOR_NOT_AVAILABLE, any other INVALID_REQUEST. The
-// coordinator is named even while it loads (Kafka does the same: the group
-// calls then answer COORDINATOR_LOAD_IN_PROGRESS).
+// FindCoordinator: node 0 coordinates every group (key type 0) and every
+// transactional id (key type 1); any other key type is INVALID_REQUEST. v0-3
+// carry one key and a top-level answer; v4+ carry coordinatorKeys and one
+// Coordinator entry per key. The coordinator is named even while it loads
+// (Kafka does the same: the calls then answer COORDINATOR_LOAD_IN_PROGRESS).
 
 import type { FindCoordinatorRequest, FindCoordinatorResponse } from '@seglog/protocol';
 import { kafkaErrorCode, type BrokerErrorName } from '../../protocol/index.js';
@@ -15,10 +14,9 @@ const KEY_TYPE_TRANSACTION = 1;
 
 export function handleFindCoordinator(ctx: BrokerContext, request: FindCoordinatorRequest, version: number): FindCoordinatorResponse {
   const { host, port } = ctx.advertised;
-  const error: BrokerErrorName = request.keyType === KEY_TYPE_GROUP ? 'NONE'
-    : request.keyType === KEY_TYPE_TRANSACTION ? 'COORDINATOR_NOT_AVAILABLE' : 'INVALID_REQUEST';
+  const error: BrokerErrorName = request.keyType === KEY_TYPE_GROUP || request.keyType === KEY_TYPE_TRANSACTION ? 'NONE' : 'INVALID_REQUEST';
   const ok = error === 'NONE';
-  const message = ok ? null : error === 'INVALID_REQUEST' ? `unknown key type ${request.keyType}` : 'no transaction coordinator';
+  const message = ok ? null : `unknown key type ${request.keyType}`;
   if (version < 4) {
     return {
       throttleTimeMs: 0, errorCode: kafkaErrorCode(error), errorMessage: version >= 1 ? message : '',

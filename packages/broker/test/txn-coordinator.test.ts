@@ -1,0 +1,175 @@
+// The transaction coordinator over real logs on SimIo (markers through
+// Log.appendMarker, state in __transaction_state) and a simulated clock
+// (timers fire only when the test advances it: no verdict depends on elapsed
+// time):
+//   - fencing: an epoch bump answers the old epoch PRODUCER_FENCED, and the
+//     partition refuses the old epoch after the abort marker; KIP-360 bumps and
+//     their retries;
+//   - an Ongoing transaction of a re-initialised id is aborted with the new epoch;
+//   - transaction.timeout.ms: the clock aborts an idle transaction (fenced);
+//   - concurrent transactions on one partition (fast-check schedules against a
+//     trivial model): the LSO is always the first offset of the earliest open
+//     transaction, else the high watermark; every ended transaction has
+//     exactly one marker of its outcome;
+//   - the state round-trips through __transaction_state (a reopened coordinator).
+
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { SimIo } from '@seglog/io';
+import { kafkaErrorCode } from '../src/protocol/index.js';
+import { fencedBefore } from '../src/internal/handlers/txn-errors.js';
+import type { PartitionLog } from '../src/internal/topic-store.js';
+import { decodeTxnRecord, encodeTxnRecord, type StoredTxn } from '../src/internal/txn/txn-records.js';
+import { markersOf, openWorld, produceTxn } from './txn-support.js';
+
+const TOPIC = 't';
+const NO_EXPECTED = { producerId: -1, producerEpoch: -1 };
+
+function partitionLog(world: Awaited<ReturnType<typeof openWorld>>, partition: number): PartitionLog {
+  const log = world.store.get(TOPIC, partition);
+  if (log === undefined) throw new Error('no partition');
+  return log;
+}
+
+describe('TransactionLogValue records', () => {
+  it('round-trip, and a v1 (flexible, tagged) value reads', () => {
+    const value: StoredTxn = {
+      producerId: 7, producerEpoch: 3, transactionTimeoutMs: 60000, state: 'Ongoing',
+      partitions: [{ topic: 'a', partition: 0 }, { topic: 'a', partition: 2 }, { topic: 'b', partition: 1 }], lastUpdateTimestampMs: 11, startTimestampMs: 10,
+    };
+    const { key, value: bytes } = encodeTxnRecord({ transactionalId: 'tx', value });
+    expect(decodeTxnRecord(key, bytes)).toEqual({ transactionalId: 'tx', value });
+    expect(decodeTxnRecord(key, null)).toEqual({ transactionalId: 'tx', value: null });
+    // v1 by hand: int16 1, producerId, [tags come at the end], epoch, timeout, status 4, compact array of 1 topic.
+    const v1 = Buffer.concat([
+      Buffer.from('0001', 'hex'), Buffer.from('0000000000000009', 'hex'), Buffer.from('0002', 'hex'), Buffer.from('0000ea60', 'hex'), Buffer.from('04', 'hex'),
+      Buffer.from([2, 2, 0x78, 2, 0, 0, 0, 5, 0]), Buffer.from('000000000000000c', 'hex'), Buffer.from('000000000000000b', 'hex'),
+      Buffer.from([1, 2, 2, 0, 1]), // one tagged field: tag 2 (ClientTransactionVersion), 2 bytes
+    ]);
+    expect(decodeTxnRecord(key, v1)?.value).toEqual({
+      producerId: 9, producerEpoch: 2, transactionTimeoutMs: 60000, state: 'CompleteCommit', partitions: [{ topic: 'x', partition: 5 }],
+      lastUpdateTimestampMs: 12, startTimestampMs: 11,
+    });
+    expect(() => decodeTxnRecord(key, Buffer.from('0000000000000000000100000000000007', 'hex'))).toThrow();
+  });
+});
+
+describe('TransactionCoordinator', () => {
+  it('fences an old epoch: PRODUCER_FENCED at the coordinator, refused at the partition after the abort', async () => {
+    const world = await openWorld(new SimIo({ seed: 1 }), { topic: TOPIC, partitions: 1 });
+    const { txns, ctx } = world;
+    const log = partitionLog(world, 0);
+    const first = await txns.initProducerId('tx', 60_000, NO_EXPECTED);
+    expect(first).toEqual({ error: 'NONE', producerId: 1000, producerEpoch: 0 });
+    const old = { transactionalId: 'tx', producerId: 1000, producerEpoch: 0 };
+    expect(await txns.addPartitions(old, [{ topic: TOPIC, partition: 0 }])).toBe('NONE');
+    await produceTxn(ctx, log, { producerId: 1000, producerEpoch: 0, sequence: 0 }, 3);
+    // A second instance: the open transaction is aborted with epoch 1, the client retries.
+    expect((await txns.initProducerId('tx', 60_000, NO_EXPECTED)).error).toBe('CONCURRENT_TRANSACTIONS');
+    await txns.settled();
+    expect(txns.txns.get('tx')?.state).toBe('CompleteAbort');
+    expect(await markersOf(log)).toEqual([{ producerId: 1000, producerEpoch: 1, commit: false, offset: 3 }]);
+    expect(log.lastStableOffset).toBe(4);
+    const second = await txns.initProducerId('tx', 60_000, NO_EXPECTED);
+    expect(second).toEqual({ error: 'NONE', producerId: 1000, producerEpoch: 2 });
+    // The zombie: fenced everywhere.
+    expect(await txns.endTxn(old, true)).toBe('PRODUCER_FENCED');
+    expect(await txns.addPartitions(old, [{ topic: TOPIC, partition: 0 }])).toBe('PRODUCER_FENCED');
+    expect(txns.checkOngoing(old, { topic: TOPIC, partition: 0 })).toBe('PRODUCER_FENCED');
+    await expect(produceTxn(ctx, log, { producerId: 1000, producerEpoch: 0, sequence: 3 }, 1)).rejects.toMatchObject({ kafka: expect.stringMatching(/INVALID_PRODUCER_EPOCH|PRODUCER_FENCED/) });
+    // Old request versions get INVALID_PRODUCER_EPOCH instead (Kafka's mapping).
+    expect(kafkaErrorCode(fencedBefore(2, 1, 'PRODUCER_FENCED'))).toBe(kafkaErrorCode('INVALID_PRODUCER_EPOCH'));
+    expect(fencedBefore(2, 2, 'PRODUCER_FENCED')).toBe('PRODUCER_FENCED');
+    // Unknown ids and producer ids.
+    expect(await txns.endTxn({ transactionalId: 'nope', producerId: 1000, producerEpoch: 2 }, true)).toBe('INVALID_PRODUCER_ID_MAPPING');
+    expect(await txns.endTxn({ transactionalId: 'tx', producerId: 999, producerEpoch: 2 }, true)).toBe('INVALID_PRODUCER_ID_MAPPING');
+    // Nothing to end.
+    expect(await txns.endTxn({ transactionalId: 'tx', producerId: 1000, producerEpoch: 2 }, true)).toBe('INVALID_TXN_STATE');
+    expect((await txns.initProducerId('tx', 900_001, NO_EXPECTED)).error).toBe('INVALID_TRANSACTION_TIMEOUT');
+    await world.store.close();
+  });
+
+  it('KIP-360: the current pair gets a bump, a retry of it the same answer, an older pair PRODUCER_FENCED', async () => {
+    const world = await openWorld(new SimIo({ seed: 2 }), { topic: TOPIC, partitions: 1 });
+    const { txns } = world;
+    expect(await txns.initProducerId('k', 60_000, NO_EXPECTED)).toEqual({ error: 'NONE', producerId: 1000, producerEpoch: 0 });
+    expect(await txns.initProducerId('k', 60_000, { producerId: 1000, producerEpoch: 0 })).toEqual({ error: 'NONE', producerId: 1000, producerEpoch: 1 });
+    expect(await txns.initProducerId('k', 60_000, { producerId: 1000, producerEpoch: 0 })).toEqual({ error: 'NONE', producerId: 1000, producerEpoch: 1 });
+    expect((await txns.initProducerId('k', 60_000, { producerId: 1000, producerEpoch: 5 })).error).toBe('PRODUCER_FENCED');
+    expect((await txns.initProducerId('k', 60_000, { producerId: 77, producerEpoch: 1 })).error).toBe('PRODUCER_FENCED');
+    await world.store.close();
+  });
+
+  it('aborts a transaction left open past transaction.timeout.ms, fencing its producer', async () => {
+    const world = await openWorld(new SimIo({ seed: 3 }), { topic: TOPIC, partitions: 2, txn: { abortTimedOutIntervalMs: 1000 } });
+    const { txns, ctx, clock } = world;
+    const { producerId, producerEpoch } = await txns.initProducerId('slow', 5000, NO_EXPECTED);
+    const me = { transactionalId: 'slow', producerId, producerEpoch };
+    expect(await txns.addPartitions(me, [{ topic: TOPIC, partition: 0 }, { topic: TOPIC, partition: 1 }])).toBe('NONE');
+    await produceTxn(ctx, partitionLog(world, 0), { producerId, producerEpoch, sequence: 0 }, 2);
+    await produceTxn(ctx, partitionLog(world, 1), { producerId, producerEpoch, sequence: 0 }, 2);
+    clock.advance(4000);
+    await txns.settled();
+    expect(txns.txns.get('slow')?.state).toBe('Ongoing');
+    expect(partitionLog(world, 0).lastStableOffset).toBe(0);
+    clock.advance(1000);
+    await txns.settled();
+    expect(txns.txns.get('slow')?.state).toBe('CompleteAbort');
+    for (const partition of [0, 1]) {
+      const log = partitionLog(world, partition);
+      expect(await markersOf(log)).toEqual([{ producerId, producerEpoch: producerEpoch + 1, commit: false, offset: 2 }]);
+      expect(log.lastStableOffset).toBe(log.highWatermark);
+    }
+    expect(await txns.endTxn(me, true)).toBe('PRODUCER_FENCED');
+    expect(txns.list({ states: [], producerIds: [], durationMs: -1 }).map((t) => [t.transactionalId, t.state])).toEqual([['slow', 'CompleteAbort']]);
+    expect(txns.openTransactions()).toEqual([]);
+    await world.store.close();
+  });
+
+  it('concurrent transactions on one partition: the LSO holds at the earliest open one (model)', async () => {
+    const PRODUCERS = 3;
+    const step = fc.record({ producer: fc.nat({ max: PRODUCERS - 1 }), action: fc.constantFrom('produce', 'produce', 'commit', 'abort') });
+    let run = 0;
+    await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 24 }), async (steps) => {
+      const world = await openWorld(new SimIo({ seed: 100 + run++ }), { topic: TOPIC, partitions: 1 });
+      const { txns, ctx } = world;
+      const log = partitionLog(world, 0);
+      const producers = [];
+      for (let i = 0; i < PRODUCERS; i++) {
+        const got = await txns.initProducerId(`c${i}`, 60_000, NO_EXPECTED);
+        producers.push({ transactionalId: `c${i}`, producerId: got.producerId, producerEpoch: got.producerEpoch, sequence: 0 });
+      }
+      // The model: producer → first offset of its open transaction.
+      const open = new Map<number, number>();
+      const outcomes: { producerId: number; commit: boolean }[] = [];
+      for (const { producer: index, action } of steps) {
+        const p = producers[index];
+        if (p === undefined) throw new Error('no producer');
+        if (action === 'produce') {
+          expect(await txns.addPartitions(p, [{ topic: TOPIC, partition: 0 }])).toBe('NONE');
+          const first = await produceTxn(ctx, log, p, 2);
+          p.sequence += 2;
+          if (!open.has(index)) open.set(index, first);
+        } else {
+          const error = await txns.endTxn(p, action === 'commit');
+          if (!open.has(index)) {
+            // Ending a transaction that never began (Empty), or repeating the last outcome's opposite.
+            expect(error === 'INVALID_TXN_STATE' || error === 'NONE').toBe(true);
+            continue;
+          }
+          expect(error).toBe('NONE');
+          open.delete(index);
+          outcomes.push({ producerId: p.producerId, commit: action === 'commit' });
+        }
+        const earliest = Math.min(...open.values());
+        expect(log.lastStableOffset).toBe(open.size === 0 ? log.highWatermark : earliest);
+      }
+      expect((await markersOf(log)).map((m) => ({ producerId: m.producerId, commit: m.commit }))).toEqual(outcomes);
+      // The state survives a reopen of __transaction_state (no crash: the same disk).
+      const reloaded = await world.topic.load();
+      const last = new Map(reloaded.map((r) => [r.transactionalId, r.value?.state]));
+      for (const [index, p] of producers.entries()) expect(last.get(p.transactionalId)).toBe(txns.txns.get(`c${index}`)?.state);
+      await world.store.close();
+    }), { numRuns: 25 });
+  });
+});
