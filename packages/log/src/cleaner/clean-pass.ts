@@ -153,7 +153,7 @@ async function cleanOnce(access: CleanerAccess, options: CleanPassOptions): Prom
 
 /** Maps the dirty section's keys; returns the offset after the last batch mapped (the first uncleanable offset when all fit). */
 async function buildOffsetMap(cleanable: readonly Segment[], range: CleanableRange, map: OffsetMap, aborted: AbortedRanges, options: CleanPassOptions, stats: CleanPassStats): Promise<number> {
-  const keys: string[] = [];
+  const keys: Buffer[] = [];
   const offsets: number[] = [];
   let mapEnd = range.firstDirtyOffset;
   for (let i = 0; i < cleanable.length; i++) {
@@ -164,7 +164,7 @@ async function buildOffsetMap(cleanable: readonly Segment[], range: CleanableRan
       if (batch.lastOffset < range.firstDirtyOffset) return true;
       mappedKeys(batch, aborted, keys, offsets);
       if (!map.fits(map.costOf(keys))) return false;
-      for (let k = 0; k < keys.length; k++) map.put(keys[k] as string, offsets[k] as number);
+      for (let k = 0; k < keys.length; k++) map.put(keys[k] as Buffer, offsets[k] as number);
       mapEnd = batch.lastOffset + 1;
       return true;
     });
