@@ -98,7 +98,7 @@ export function filterBatch(batch: RecordBatch, ctx: FilterContext): FilterOutco
     if (aborted) continue;
     const key = cursor.key;
     if (key === null) continue;
-    if (ctx.map.get(key.toString('latin1')) > cursor.offset) continue;
+    if (ctx.map.get(key) > cursor.offset) continue;
     const value = cursor.value;
     if (value === null) {
       if (expired) continue;
@@ -170,7 +170,8 @@ export function emptyBatch(batch: RecordBatch): Buffer {
 }
 
 /** Whether a batch carries a record the offset map must learn (data, not aborted): the keys it maps, in order. */
-export function mappedKeys(batch: RecordBatch, aborted: AbortedRanges, out: string[], offsets: number[]): void {
+/** The keys are views into the batch's bytes: valid while the batch is. */
+export function mappedKeys(batch: RecordBatch, aborted: AbortedRanges, out: Buffer[], offsets: number[]): void {
   out.length = 0;
   offsets.length = 0;
   if (batch.isControl || (batch.isTransactional && aborted.contains(batch.producerId, batch.baseOffset))) return;
@@ -178,7 +179,7 @@ export function mappedKeys(batch: RecordBatch, aborted: AbortedRanges, out: stri
   while (cursor.next()) {
     const key = cursor.key;
     if (key === null) continue;
-    out.push(key.toString('latin1'));
+    out.push(key);
     offsets.push(cursor.offset);
   }
 }

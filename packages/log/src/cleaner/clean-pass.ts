@@ -37,8 +37,12 @@ import type { CleanedGroup } from './segment-swap.js';
 import { sleepMs } from './throttler.js';
 import type { Throttler } from './throttler.js';
 
-// Each step is pool work; between steps the event loop runs (the window read is a real I/O wait).
+// Each step is pool work. Inside a step, batches already in the scanner's window are parsed and
+// filtered with only microtask waits, which never let the event loop run: so the step yields a macrotask
+// turn (setImmediate) after every SLICE_BYTES of batches, and a caller's request waits behind at most one
+// slice of the cleaner's CPU (a batch or two), not a whole window.
 const STEP_BYTES = 256 * 1024;
+const SLICE_BYTES = 8 * 1024;
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 const INT32_MAX = 0x7fffffff;
 
@@ -80,6 +84,11 @@ class StaleSegment extends Error {
     super('a segment of the pass was closed');
     this.stats = stats;
   }
+}
+
+/** One macrotask turn: lets I/O callbacks and queued requests run before the cleaner continues. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Runs `step` as a low-priority pool task (waiting for room), or inline without a pool. */
@@ -144,7 +153,7 @@ async function cleanOnce(access: CleanerAccess, options: CleanPassOptions): Prom
 
 /** Maps the dirty section's keys; returns the offset after the last batch mapped (the first uncleanable offset when all fit). */
 async function buildOffsetMap(cleanable: readonly Segment[], range: CleanableRange, map: OffsetMap, aborted: AbortedRanges, options: CleanPassOptions, stats: CleanPassStats): Promise<number> {
-  const keys: string[] = [];
+  const keys: Buffer[] = [];
   const offsets: number[] = [];
   let mapEnd = range.firstDirtyOffset;
   for (let i = 0; i < cleanable.length; i++) {
@@ -155,7 +164,7 @@ async function buildOffsetMap(cleanable: readonly Segment[], range: CleanableRan
       if (batch.lastOffset < range.firstDirtyOffset) return true;
       mappedKeys(batch, aborted, keys, offsets);
       if (!map.fits(map.costOf(keys))) return false;
-      for (let k = 0; k < keys.length; k++) map.put(keys[k] as string, offsets[k] as number);
+      for (let k = 0; k < keys.length; k++) map.put(keys[k] as Buffer, offsets[k] as number);
       mapEnd = batch.lastOffset + 1;
       return true;
     });
@@ -177,7 +186,12 @@ async function scanSegment(segment: Segment, options: CleanPassOptions, stats: C
       const before = scanner.bytesRead;
       await onPool(options.pool, async () => {
         const stepStart = scanner.position;
+        let sliceStart = stepStart;
         while (scanner.position - stepStart < STEP_BYTES) {
+          if (scanner.position - sliceStart >= SLICE_BYTES) {
+            await yieldToEventLoop();
+            sliceStart = scanner.position;
+          }
           const batch = await scanner.next();
           if (batch === null) {
             done = true;
