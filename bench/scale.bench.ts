@@ -100,8 +100,9 @@ function runChild(args: string[], ulimit: number | null): { ok: boolean; stdout:
 }
 
 function errorLine(stderr: string): string {
-  const line = stderr.split('\n').find((l) => /SEGLOG_ERR|Error/.test(l)) ?? stderr.trim().split('\n').pop() ?? '';
-  return line.trim().slice(0, 120);
+  const code = /SEGLOG_ERR_[A-Z_]+/.exec(stderr)?.[0];
+  const message = stderr.split('\n').find((l) => /^\S*Error\b.*:/.test(l.trim())) ?? stderr.trim().split('\n').pop() ?? '';
+  return `${code ?? ''} ${message.trim().slice(0, 100)}`.trim();
 }
 
 export async function run(options: BenchOptions): Promise<void> {

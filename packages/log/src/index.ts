@@ -58,6 +58,7 @@ export { encodeSnapshot, decodeSnapshot, snapshotOffsets, latestValidSnapshot, P
 export type { ProducerSnapshotEntry } from './producer/producer-snapshot.js';
 export { LogManager, CLEAN_SHUTDOWN_VERSION, describeOffline } from './log-manager.js';
 export type { LogManagerOptions, LogManagerState, OfflineNotice, RefusalNotice, SkippedEntry } from './log-manager.js';
+export type { HandleCacheStats } from './log-dir/handle-cache.js';
 export type { DiskGuard, DiskGuardOptions } from './internal/disk-guard.js';
 export { openLog, EMBEDDED_TOPIC } from './embed/open-log.js';
 export type { OpenLogOptions, EmbeddedDirectFallback } from './embed/open-log.js';
