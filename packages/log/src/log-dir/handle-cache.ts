@@ -15,7 +15,8 @@
 //   fd a sendfile uses stays valid). Eviction never closes a held handle.
 // - open descriptors ≤ maxOpenFiles + the files that are busy, pinned or held
 //   (the cache goes over its budget rather than wait; it shrinks back as
-//   they become idle). An open that fails with EMFILE/ENFILE evicts every
+//   they become idle). Pinned files are not in the LRU at all, so a trim
+//   costs nothing per active segment. An open that fails with EMFILE/ENFILE evicts every
 //   idle file and is retried once.
 // - Renames through the CachingIo move the cached files with the path, so a
 //   segment renamed to `.deleted` reopens under its new name. A file
@@ -48,8 +49,10 @@ export interface HandleCacheStats {
 
 export class HandleCache {
   readonly maxOpenFiles: number;
-  /** Open files, least recently used first. */
+  /** Open files not pinned, least recently used first (pinned ones are outside the budget). */
   private readonly lru = new Set<CachedFile>();
+  /** Real descriptors open, pinned ones included. */
+  private openValue = 0;
   private filesValue = 0;
   private opens = 0;
   private evictions = 0;
@@ -61,7 +64,7 @@ export class HandleCache {
   }
 
   stats(): HandleCacheStats {
-    return { maxOpenFiles: this.maxOpenFiles, files: this.filesValue, open: this.lru.size, opens: this.opens, evictions: this.evictions, peakOpen: this.peakOpen };
+    return { maxOpenFiles: this.maxOpenFiles, files: this.filesValue, open: this.openValue, opens: this.opens, evictions: this.evictions, peakOpen: this.peakOpen };
   }
 
   /** @internal CachedFile's bookkeeping. */
@@ -72,26 +75,36 @@ export class HandleCache {
   /** @internal A real handle was opened (or adopted). */
   noteOpened(file: CachedFile): void {
     this.opens++;
-    this.lru.add(file);
-    if (this.lru.size > this.peakOpen) this.peakOpen = this.lru.size;
+    this.openValue++;
+    if (this.openValue > this.peakOpen) this.peakOpen = this.openValue;
+    if (!file.pinned) this.lru.add(file);
     this.trim(this.maxOpenFiles);
   }
 
   /** @internal Most recently used. */
   touch(file: CachedFile): void {
+    if (!this.lru.has(file)) return;
     this.lru.delete(file);
     this.lru.add(file);
   }
 
   /** @internal The real handle was closed (evicted or closed by its owner). */
   noteClosed(file: CachedFile): void {
+    this.openValue--;
     this.lru.delete(file);
+  }
+
+  /** @internal An open file was pinned or unpinned: it leaves or joins the budget. */
+  notePinned(file: CachedFile, pinned: boolean): void {
+    if (pinned) this.lru.delete(file);
+    else if (file.isOpen) this.lru.add(file);
   }
 
   /** Closes idle files, oldest first, until at most `limit` are open (or none is idle). */
   trim(limit: number = this.maxOpenFiles): void {
     if (this.lru.size <= limit) return;
-    for (const file of [...this.lru]) {
+    // Deleting the visited entry while iterating a Set is safe; busy and held files are skipped.
+    for (const file of this.lru) {
       if (this.lru.size <= limit) return;
       if (file.evictable) {
         this.evictions++;
@@ -127,7 +140,13 @@ export class CachingIo implements Io {
 
   /** Pins (active) or unpins the cached files at these paths: a pinned file is never evicted. */
   setPinned(paths: readonly string[], pinned: boolean): void {
-    for (const path of paths) for (const file of this.byPath.get(path) ?? []) file.pinned = pinned;
+    for (const path of paths) {
+      for (const file of this.byPath.get(path) ?? []) {
+        if (file.pinned === pinned) continue;
+        file.pinned = pinned;
+        this.cache.notePinned(file, pinned);
+      }
+    }
     if (!pinned) this.cache.trim();
   }
 
