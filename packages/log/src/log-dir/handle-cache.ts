@@ -16,8 +16,7 @@
 // - open descriptors ≤ maxOpenFiles + the files that are busy, pinned or held
 //   (the cache goes over its budget rather than wait; it shrinks back as
 //   they become idle). Pinned files are not in the LRU at all, so a trim
-//   costs nothing per active segment. An open that fails with EMFILE/ENFILE evicts every
-//   idle file and is retried once.
+//   costs nothing per active segment.
 // - Renames through the CachingIo move the cached files with the path, so a
 //   segment renamed to `.deleted` reopens under its new name. A file
 //   unlinked while evicted cannot be reopened (the read fails
@@ -100,17 +99,20 @@ export class HandleCache {
     else if (file.isOpen) this.lru.add(file);
   }
 
-  /** Closes idle files, oldest first, until at most `limit` are open (or none is idle). */
-  trim(limit: number = this.maxOpenFiles): void {
-    if (this.lru.size <= limit) return;
+  /** Closes idle files, oldest first, until at most `limit` are open (or none is idle). Returns how many it closed. */
+  trim(limit: number = this.maxOpenFiles): number {
+    if (this.lru.size <= limit) return 0;
+    let closed = 0;
     // Deleting the visited entry while iterating a Set is safe; busy and held files are skipped.
     for (const file of this.lru) {
-      if (this.lru.size <= limit) return;
+      if (this.lru.size <= limit) break;
       if (file.evictable) {
         this.evictions++;
+        closed++;
         file.evict();
       }
     }
+    return closed;
   }
 }
 
@@ -168,15 +170,13 @@ export class CachingIo implements Io {
     if (set.size === 0) this.byPath.delete(path);
   }
 
-  /** @internal A real open; out of descriptors, idle files are closed and it is tried once more. */
-  async openReal(path: string, options: OpenOptions): Promise<IoFile> {
-    try {
-      return await this.inner.open(path, options);
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== IoErrorCode.tooManyFiles) throw error;
-      this.cache.trim(0);
-      return this.inner.open(path, options);
-    }
+  /**
+   * @internal A real open. An EMFILE is not retried here: it stays the
+   * caller's retriable refusal (a roll or a create is refused and retried),
+   * and the budget, not the limit, is what keeps descriptors in bounds.
+   */
+  openReal(path: string, options: OpenOptions): Promise<IoFile> {
+    return this.inner.open(path, options);
   }
 
   async rename(from: string, to: string): Promise<void> {

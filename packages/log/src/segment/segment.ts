@@ -393,13 +393,15 @@ export class Segment {
     await this.offsetIndex.trim();
     await this.timeIndex.trim();
     await this.trimLog();
-    this.pinFiles(false);
   }
 
   /**
    * Active segments keep their descriptors open (pinned); a sealed one's are
    * the LogManager's handle cache's to close while idle and reopen on use
-   * (log-dir/handle-cache.ts; nothing on a plain Io).
+   * (log-dir/handle-cache.ts; nothing on a plain Io). Pinned by create() and
+   * resizeIndexes() (the active segment after load and truncation); the roll
+   * unpins the old segment once its successor exists, so a refused roll
+   * resumes on a segment whose descriptors are still open.
    */
   pinFiles(pinned: boolean): void {
     const kinds = ['log', 'index', 'timeindex', 'txnindex'] as const;
