@@ -68,6 +68,8 @@ export interface TopicStoreOptions {
   readonly config: LogConfig;
   /** Global tail-cache budget across every log; null = the LogManager's default. */
   readonly tailCacheBytes: number | null;
+  /** Idle sealed-segment descriptors kept open; null or absent = the LogManager's default. */
+  readonly maxOpenSegmentFiles?: number | null;
   /** Where the data directory's offline notice (its cause, once) and refusal notices (rate-limited) are printed. */
   readonly log: (line: string) => void;
   /** The I/O of the data directory (default NodeIo; SimIo in the crash tests). */
@@ -112,6 +114,7 @@ export class TopicStore {
       defaultConfig: options.config,
       topicConfigs,
       ...(options.tailCacheBytes === null ? {} : { tailCache: { totalBytes: options.tailCacheBytes } }),
+      ...(options.maxOpenSegmentFiles === null || options.maxOpenSegmentFiles === undefined ? {} : { maxOpenSegmentFiles: options.maxOpenSegmentFiles }),
       onOffline: (notice) => options.log(notice.message),
       onRefusal: (notice) => options.log(notice.message),
     });
