@@ -173,12 +173,11 @@ describe('start-up refusals are one line: file, reason, command', () => {
     await writeData(dataDir, { partitions: 200, batches: 1, producerId: 7 });
     // Node and tsx use about 40 descriptors before main runs (more on a busy machine: a limit of 72 was
     // seen to run out inside the module loader, before main); the partitions need 4 each, 800 in all (400 more
-    // for the internal topics' 100), and the handle cache at least 16 (sized to the limit when not set):
-    // the start-up check refuses before an EMFILE could happen.
+    // for the internal topics' 100), and the handle cache 1000 by default: the start-up check refuses before an EMFILE could happen.
     const line = refusalLine(await broker(dataDir, { shell: 'ulimit -n 128' }));
-    expect(line).toBe(`seglog broker: cannot start: ${dataDir}: the open-file limit 128 is below the descriptor budget 1344 ` +
-      '(300 partitions, 100 of them internal topics to create, × 4 for active segments + 16 max-open-segment-files + 128 for sockets and the runtime). ' +
-      'Raise the open-file limit to at least 1344 (ulimit -n 1344; LimitNOFILE=1344 under systemd) (SEGLOG_ERR_BROKER_FD_LIMIT)');
+    expect(line).toBe(`seglog broker: cannot start: ${dataDir}: the open-file limit 128 is below the descriptor budget 2328 ` +
+      '(300 partitions, 100 of them internal topics to create, × 4 for active segments + 1000 max-open-segment-files + 128 for sockets and the runtime). ' +
+      'Raise the open-file limit to at least 2328 (ulimit -n 2328; LimitNOFILE=2328 under systemd) (SEGLOG_ERR_BROKER_FD_LIMIT)');
   });
 });
 

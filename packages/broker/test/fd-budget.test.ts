@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { isSeglogError } from '@seglog/common';
-import { FdBudget, MIN_AUTO_MAX_OPEN_SEGMENT_FILES, autoMaxOpenSegmentFiles, parseSoftNoFileLimit } from '../src/internal/fd-budget.js';
+import { FdBudget, parseSoftNoFileLimit } from '../src/internal/fd-budget.js';
 
 describe('parseSoftNoFileLimit', () => {
   it('reads the soft column, null for unlimited or missing', () => {
@@ -54,24 +54,5 @@ describe('FdBudget admission', () => {
     const budget = new FdBudget({ limit: null, maxOpenSegmentFiles: 1000 });
     expect(() => budget.checkStartup('/d', 1_000_000)).not.toThrow();
     expect(() => budget.admit('t', 10_000, 1_000_000)).not.toThrow();
-  });
-});
-
-describe('autoMaxOpenSegmentFiles (no --max-open-segment-files given)', () => {
-  it('is the default where it fits, else what the limit leaves, never below the minimum; a default broker fits ulimit -n 1024', () => {
-    expect(autoMaxOpenSegmentFiles(null, 10)).toBe(1000);
-    expect(autoMaxOpenSegmentFiles(20_000, 100)).toBe(1000);
-    // The common soft limit with the two internal topics' 100 partitions: 1024 − 400 − 128 = 496.
-    expect(autoMaxOpenSegmentFiles(1024, 100)).toBe(496);
-    expect(autoMaxOpenSegmentFiles(128, 300)).toBe(MIN_AUTO_MAX_OPEN_SEGMENT_FILES);
-    fc.assert(fc.property(fc.integer({ min: 64, max: 100_000 }), fc.integer({ min: 0, max: 20_000 }), (limit, partitions) => {
-      const cache = autoMaxOpenSegmentFiles(limit, partitions);
-      const budget = new FdBudget({ limit, maxOpenSegmentFiles: cache });
-      // Whenever the minimum cache fits, the sized budget starts; otherwise start-up refuses.
-      const fits = budget.required(partitions) <= limit;
-      expect(fits).toBe(partitions * 4 + MIN_AUTO_MAX_OPEN_SEGMENT_FILES + 128 <= limit);
-      expect(cache).toBeGreaterThanOrEqual(MIN_AUTO_MAX_OPEN_SEGMENT_FILES);
-      expect(cache).toBeLessThanOrEqual(1000);
-    }));
   });
 });

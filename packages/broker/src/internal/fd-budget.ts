@@ -10,11 +10,6 @@
 // /proc/self/limits ("Max open files", soft column); where that file does not
 // exist (not Linux) or says "unlimited", there is no check.
 //
-// An operator who sets no maxOpenSegmentFiles gets a handle cache sized to
-// the limit (autoMaxOpenSegmentFiles: the default 1000 where it fits, else
-// what the limit leaves, at least 16), so a default broker starts under the
-// common `ulimit -n 1024`; an explicit value is taken as given.
-//
 // Start-up: when the limit is below the budget for the partitions found on
 // disk, Broker.start refuses with SEGLOG_ERR_BROKER_FD_LIMIT (main.ts prints
 // one line saying what to raise or lower) before opening any log, instead of
@@ -184,22 +179,6 @@ export class FdBudget {
   }
 }
 
-/** The smallest handle cache the broker sizes by itself; below it, start-up refuses (see checkStartup). */
-export const MIN_AUTO_MAX_OPEN_SEGMENT_FILES = 16;
-
-/**
- * The handle-cache budget when the operator set none: the default (1000)
- * where the limit allows it, else what is left of the limit after the
- * partitions' active segments and the margin (a common `ulimit -n 1024`
- * must not refuse a default broker), never below
- * MIN_AUTO_MAX_OPEN_SEGMENT_FILES (then the start-up check refuses).
- */
-export function autoMaxOpenSegmentFiles(limit: number | null, partitions: number): number {
-  if (limit === null) return DEFAULT_MAX_OPEN_SEGMENT_FILES;
-  const left = limit - partitions * DESCRIPTORS_PER_PARTITION - DESCRIPTOR_MARGIN;
-  return Math.min(DEFAULT_MAX_OPEN_SEGMENT_FILES, Math.max(MIN_AUTO_MAX_OPEN_SEGMENT_FILES, left));
-}
-
 /** Live partition directories (`<topic>-<partition>`) in `dataDir`, and their topics. */
 export async function scanPartitionDirs(dataDir: string): Promise<{ partitions: number; topics: Set<string> }> {
   let partitions = 0;
@@ -229,10 +208,8 @@ export async function openFdBudget(dataDir: string, options: {
   readonly limit?: number | null;
 }): Promise<FdBudget> {
   const limit = options.limit === undefined ? readSoftNoFileLimit() : options.limit;
+  const budget = new FdBudget({ limit, maxOpenSegmentFiles: options.maxOpenSegmentFiles ?? DEFAULT_MAX_OPEN_SEGMENT_FILES });
   const found = await scanPartitionDirs(dataDir);
-  let internal = 0;
-  for (const [topic, count] of options.internalTopics) if (!found.topics.has(topic)) internal += count;
-  const budget = new FdBudget({ limit, maxOpenSegmentFiles: options.maxOpenSegmentFiles ?? autoMaxOpenSegmentFiles(limit, found.partitions + internal) });
   for (const [topic, count] of options.internalTopics) if (!found.topics.has(topic)) budget.expectInternal(topic, count);
   budget.checkStartup(dataDir, found.partitions);
   return budget;
