@@ -5,13 +5,14 @@
 
 import { SimIo } from '@seglog/io';
 import { LogConfig } from '@seglog/log';
-import { buildBatch, splitBatches } from '@seglog/records';
+import { buildBatch } from '@seglog/records';
 import { BROKER_DEFAULTS } from '../src/index.js';
 import type { BrokerContext } from '../src/internal/broker-context.js';
 import { FetchWaiters } from '../src/internal/fetch-waiters.js';
 import type { GroupClock, GroupTimer } from '../src/internal/group/group-clock.js';
 import { GroupCoordinator } from '../src/internal/group/group-coordinator.js';
 import { advanceHighWatermark } from '../src/internal/handlers/produce.js';
+import { scanBatches } from '../src/internal/partition-scan.js';
 import { TopicStore, type PartitionLog } from '../src/internal/topic-store.js';
 import { TransactionCoordinator, type TransactionCoordinatorOptions } from '../src/internal/txn/transaction-coordinator.js';
 import { TxnStateTopic } from '../src/internal/txn/txn-state-topic.js';
@@ -106,25 +107,11 @@ export interface MarkerSeen {
 /** Every control batch of a partition, in log order. */
 export async function markersOf(log: PartitionLog): Promise<MarkerSeen[]> {
   const out: MarkerSeen[] = [];
-  let offset = log.logStartOffset;
-  while (offset < log.logEndOffset) {
-    const plan = await log.read(offset, 1 << 20);
-    let bytes: Buffer;
-    try {
-      bytes = await plan.toBuffer();
-    } finally {
-      await plan.release();
-    }
-    const batches = splitBatches(bytes);
-    if (batches.length === 0) break;
-    for (const batch of batches) {
-      if (batch.lastOffset < offset) continue;
-      offset = batch.lastOffset + 1;
-      if (!batch.isControl) continue;
-      const [record] = batch.toRecords();
-      out.push({ producerId: batch.producerId, producerEpoch: batch.producerEpoch, commit: record?.key?.readInt16BE(2) === 1, offset: batch.baseOffset });
-    }
-  }
+  await scanBatches(log, (batch) => {
+    if (!batch.isControl) return;
+    const [record] = batch.toRecords();
+    out.push({ producerId: batch.producerId, producerEpoch: batch.producerEpoch, commit: record?.key?.readInt16BE(2) === 1, offset: batch.baseOffset });
+  });
   return out;
 }
 

@@ -24,18 +24,18 @@
 // drops them); those without a marker yet are pendingAtLoad.
 
 import { assert } from '@seglog/common';
-import { RecordBatch, buildBatch, splitBatches } from '@seglog/records';
+import { RecordBatch, buildBatch } from '@seglog/records';
 import type { BrokerContext } from '../broker-context.js';
 import { LEADER_EPOCH } from '../broker-context.js';
 import { errorMessageOf } from '../errors.js';
 import { advanceHighWatermark } from '../handlers/produce.js';
+import { scanBatches } from '../partition-scan.js';
 import type { PartitionLog } from '../topic-store.js';
 import type { GroupPersistence, GroupRecord, PendingTxnOffset, TxnProducer } from './group-persistence.js';
 import { decodeGroupRecord, encodeGroupRecord } from './group-records.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
 /** Bytes read per step while loading. */
-const LOAD_READ_BYTES = 1 << 20;
 
 /** Kafka's Utils.abs(String.hashCode()) % count. */
 export function offsetsPartitionFor(groupId: string, count: number): number {
@@ -125,24 +125,7 @@ export class OffsetsTopic implements GroupPersistence {
   }
 
   private async loadPartition(log: PartitionLog, out: GroupRecord[]): Promise<void> {
-    let offset = log.logStartOffset;
-    const end = log.logEndOffset;
-    while (offset < end) {
-      const plan = await log.read(offset, LOAD_READ_BYTES);
-      let bytes: Buffer;
-      try {
-        bytes = await plan.toBuffer();
-      } finally {
-        await plan.release();
-      }
-      const batches = splitBatches(bytes);
-      if (batches.length === 0) break;
-      for (const batch of batches) {
-        if (batch.lastOffset < offset) continue;
-        this.readBatch(log, batch, out);
-        offset = batch.lastOffset + 1;
-      }
-    }
+    await scanBatches(log, (batch) => this.readBatch(log, batch, out));
   }
 
   private readBatch(log: PartitionLog, batch: RecordBatch, out: GroupRecord[]): void {

@@ -15,13 +15,14 @@
 // (the group coordinator applies or drops them) once all markers are written.
 
 import { assert } from '@seglog/common';
-import { buildBatch, splitBatches } from '@seglog/records';
+import { buildBatch } from '@seglog/records';
 import type { BrokerContext } from '../broker-context.js';
 import { LEADER_EPOCH } from '../broker-context.js';
 import { errorMessageOf } from '../errors.js';
 import { OFFSETS_TOPIC, offsetsPartitionFor } from '../group/offsets-topic.js';
 import { completeTxnOffsets } from '../group/txn-offsets.js';
 import { advanceHighWatermark } from '../handlers/produce.js';
+import { scanBatches } from '../partition-scan.js';
 import type { PartitionLog } from '../topic-store.js';
 import type { TxnMarker, TxnPersistence } from './txn-persistence.js';
 import { decodeTxnRecord, encodeTxnRecord, type StoredTxn, type TxnPartition, type TxnRecord } from './txn-records.js';
@@ -33,7 +34,6 @@ export const TXN_STATE_TOPIC_CONFIGS: Readonly<Record<string, string>> = Object.
   'cleanup.policy': 'compact',
   'segment.bytes': String(100 * 1024 * 1024),
 });
-const LOAD_READ_BYTES = 1 << 20;
 
 export class TxnStateTopic implements TxnPersistence {
   private readonly ctx: BrokerContext;
@@ -77,33 +77,18 @@ export class TxnStateTopic implements TxnPersistence {
   }
 
   private async loadPartition(log: PartitionLog, out: TxnRecord[]): Promise<void> {
-    let offset = log.logStartOffset;
-    const end = log.logEndOffset;
-    while (offset < end) {
-      const plan = await log.read(offset, LOAD_READ_BYTES);
-      let bytes: Buffer;
-      try {
-        bytes = await plan.toBuffer();
-      } finally {
-        await plan.release();
-      }
-      const batches = splitBatches(bytes);
-      if (batches.length === 0) break;
-      for (const batch of batches) {
-        if (batch.lastOffset < offset) continue;
-        offset = batch.lastOffset + 1;
-        if (batch.isControl) continue;
-        for (const record of batch.toRecords()) {
-          if (record.key === null) continue;
-          try {
-            const decoded = decodeTxnRecord(record.key, record.value);
-            if (decoded !== null) out.push(decoded);
-          } catch (error) {
-            this.ctx.options.log(`seglog broker: transactions: skipped an unreadable record at ${log.topic}-${log.partition}@${record.offset}: ${errorMessageOf(error)}`);
-          }
+    await scanBatches(log, (batch) => {
+      if (batch.isControl) return;
+      for (const record of batch.toRecords()) {
+        if (record.key === null) continue;
+        try {
+          const decoded = decodeTxnRecord(record.key, record.value);
+          if (decoded !== null) out.push(decoded);
+        } catch (error) {
+          this.ctx.options.log(`seglog broker: transactions: skipped an unreadable record at ${log.topic}-${log.partition}@${record.offset}: ${errorMessageOf(error)}`);
         }
       }
-    }
+    });
   }
 }
 
