@@ -26,6 +26,8 @@ export interface BrokerOptions {
   readonly preallocate: boolean;
   /** Accepted and reported; the LogManager does not take a tail-cache budget yet (ignored). */
   readonly tailCacheBytes: number | null;
+  /** Idle sealed-segment descriptors kept open (LogManager maxOpenSegmentFiles); null = its default (1000). */
+  readonly maxOpenSegmentFiles: number | null;
   /**
    * The free-space floor of the data directory (LogConfig / LogManager
    * `minFreeBytes`): appends that would leave less free are refused with a
@@ -96,6 +98,7 @@ export const BROKER_DEFAULTS: BrokerOptions = Object.freeze({
   writeMode: 'buffered',
   preallocate: false,
   tailCacheBytes: null,
+  maxOpenSegmentFiles: null,
   minFreeBytes: null,
   logCleanerBackoffMs: 15_000,
   autoCreatePartitions: 1,

@@ -72,6 +72,8 @@ export interface TopicStoreOptions {
   readonly tailCacheBytes: number | null;
   /** The log cleaner's sleep when idle (log.cleaner.backoff.ms); default the LogManager's, 15 s. */
   readonly cleanerBackoffMs?: number;
+  /** Idle sealed-segment descriptors kept open; null or absent = the LogManager's default. */
+  readonly maxOpenSegmentFiles?: number | null;
   /** Where the data directory's offline notice (its cause, once) and refusal notices (rate-limited) are printed. */
   readonly log: (line: string) => void;
   /** The I/O of the data directory (default NodeIo; SimIo in the crash tests). */
@@ -117,6 +119,7 @@ export class TopicStore {
       topicConfigs,
       ...(options.tailCacheBytes === null ? {} : { tailCache: { totalBytes: options.tailCacheBytes } }),
       ...(options.cleanerBackoffMs === undefined ? {} : { cleaner: { backoffMs: options.cleanerBackoffMs } }),
+      ...(options.maxOpenSegmentFiles === null || options.maxOpenSegmentFiles === undefined ? {} : { maxOpenSegmentFiles: options.maxOpenSegmentFiles }),
       onOffline: (notice) => options.log(notice.message),
       onRefusal: (notice) => options.log(notice.message),
     });

@@ -1,7 +1,8 @@
 // DirResources: what the logs of one data directory share (ARCHITECTURE.md
 // "Placement", "Tail cache"): one BlockingPool for every log's pool work,
 // one AlignedArena for direct-mode staging and one TailCacheBudget (LRU
-// between the logs' tail caches). No files.
+// between the logs' tail caches), and the handle cache bounding the
+// descriptors of sealed segment files (handle-cache.ts). No files.
 //
 // Invariants: the pool and the budget exist from the LogManager's
 // construction to its close (LogManager closes the pool); the arena is made
@@ -9,15 +10,18 @@
 // The budget's reclaim runs on the pool (Priority.eviction), inline when the
 // pool has no room (it only drops references, so it never waits).
 import { AlignedArena, BlockingPool, Priority } from '@seglog/io';
+import type { Io } from '@seglog/io';
 import { TailCacheBudget } from '../cache/tail-cache.js';
 import type { LogConfig } from '../log-config.js';
 import type { LogOpenOptions } from '../log/log-types.js';
+import { CachingIo, DEFAULT_MAX_OPEN_SEGMENT_FILES, HandleCache } from './handle-cache.js';
 
 /** LogManagerOptions' pool, arena and tailCache (see there). */
 export interface DirResourceOptions {
   readonly pool?: { readonly concurrency?: number; readonly maxQueued?: number; readonly reservedQueued?: number };
   readonly arena?: { readonly chunkBytes?: number; readonly chunkCount?: number };
   readonly tailCache?: { readonly perLogBytes?: number; readonly totalBytes?: number; readonly chunkBytes?: number };
+  readonly maxOpenSegmentFiles?: number;
 }
 
 export class DirResources {
@@ -25,7 +29,10 @@ export class DirResources {
   readonly pool: BlockingPool;
   /** The tail-cache budget across logs (LRU between logs). */
   readonly tailCacheBudget: TailCacheBudget;
+  /** The descriptors of sealed segment files, shared by every log. */
+  readonly handles: HandleCache;
   private arena: AlignedArena | null;
+  private cachingIo: CachingIo | null = null;
   private readonly arenaOptions: { readonly chunkBytes?: number; readonly chunkCount?: number };
   private readonly tailCacheOptions: { readonly perLogBytes?: number; readonly chunkBytes?: number };
 
@@ -40,6 +47,7 @@ export class DirResources {
       maxBytes: options.tailCache?.totalBytes ?? 256 * 1024 * 1024,
       onOverBudget: () => this.scheduleReclaim(),
     });
+    this.handles = new HandleCache(options.maxOpenSegmentFiles ?? DEFAULT_MAX_OPEN_SEGMENT_FILES);
     this.arena = null;
     this.arenaOptions = options.arena ?? {};
     this.tailCacheOptions = options.tailCache ?? {};
@@ -58,6 +66,12 @@ export class DirResources {
         ...(cache.chunkBytes === undefined ? {} : { chunkBytes: cache.chunkBytes }),
       },
     };
+  }
+
+  /** The Io every log of the directory uses: `io` with segment files through the handle cache. */
+  ioFor(io: Io): Io {
+    this.cachingIo ??= new CachingIo(io, this.handles);
+    return this.cachingIo;
   }
 
   /** Tail-cache eviction is pool work; when the pool is full it runs inline (it only drops references). */

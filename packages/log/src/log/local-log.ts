@@ -129,6 +129,7 @@ export class LocalLog {
     // Kafka's roll: a producer snapshot at the new base (committed state only), with the new segment.
     if (base > this.producerState.mapEndOffset) this.producerState.updateMapEndOffset(base);
     const segment = await this.createSegmentOrResume(old, base, nowMs);
+    old.pinFiles(false);
     segment.setFailureListener(this.onFailure);
     this.segments.push(segment);
     this.tailCache.roll(0);

@@ -101,7 +101,8 @@ export class IndexFile {
       const file = await io.open(path, { readOnly: options.readOnly });
       try {
         const size = await file.size();
-        const mirror = Buffer.alloc(Math.max(size, options.initialCapacityBytes));
+        // Exactly the file's bytes: a sealed index never grows, an active one grows by doubling (reserve).
+        const mirror = Buffer.alloc(size);
         const read = size === 0 ? 0 : await file.pread(mirror, 0, size);
         const usedBytes = read - (read % options.entryBytes);
         return new IndexFile(io, path, options, { file, mirror, usedBytes, fileBytes: read, newlyCreated: false });

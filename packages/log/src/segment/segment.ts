@@ -43,6 +43,7 @@ import { assert } from '@seglog/common';
 import type { Io } from '@seglog/io';
 import { RecordBatch } from '@seglog/records';
 import { FileNames } from '../file-names.js';
+import { holdWhile, pinSegmentFiles } from '../log-dir/handle-cache.js';
 import type { TransientKind } from '../file-names.js';
 import { SegmentFileRef } from '../fetch-plan.js';
 import type { BatchHeaderReader } from './batch-header-reader.js';
@@ -148,6 +149,7 @@ export class Segment {
     const logPath = Segment.path(dir, baseOffset, 'log');
     const file = await io.open(logPath, { create: true, exclusive: true });
     const logFile = new SegmentFileRef(file);
+    holdWhile(file, () => logFile.refCount > 1);
     const opened: Array<{ delete(): Promise<void> }> = [];
     try {
       const indexOptions = { baseOffset, maxIndexBytes: config.segmentIndexBytes };
@@ -160,6 +162,7 @@ export class Segment {
       const segment = new Segment(io, dir, baseOffset, config, {
         logFile, offsetIndex, timeIndex, txnIndex, size: 0, nowMs: options.nowMs, rollJitterMs: options.rollJitterMs, lastModifiedMs: options.nowMs,
       });
+      segment.pinFiles(true);
       return segment;
     } catch (error) {
       for (const index of opened) await index.delete().catch(() => undefined);
@@ -179,6 +182,7 @@ export class Segment {
     const indexPath = Segment.path(dir, baseOffset, 'index');
     const indexWasMissing = !(await io.exists(indexPath));
     const logFile = new SegmentFileRef(await io.open(logPath));
+    holdWhile(logFile.file, () => logFile.refCount > 1);
     try {
       const indexOptions = { baseOffset, maxIndexBytes: config.segmentIndexBytes };
       const offsetIndex = await OffsetIndex.open(io, indexPath, indexOptions);
@@ -391,6 +395,19 @@ export class Segment {
     await this.trimLog();
   }
 
+  /**
+   * Active segments keep their descriptors open (pinned); a sealed one's are
+   * the LogManager's handle cache's to close while idle and reopen on use
+   * (log-dir/handle-cache.ts; nothing on a plain Io). Pinned by create() and
+   * resizeIndexes() (the active segment after load and truncation); the roll
+   * unpins the old segment once its successor exists, so a refused roll
+   * resumes on a segment whose descriptors are still open.
+   */
+  pinFiles(pinned: boolean): void {
+    const kinds = ['log', 'index', 'timeindex', 'txnindex'] as const;
+    pinSegmentFiles(this.io, kinds.map((kind) => Segment.path(this.dir, this.baseOffset, kind)), pinned);
+  }
+
   /** Cuts a preallocated file to the logical size. */
   async trimLog(): Promise<void> {
     if (!this.preallocated) return;
@@ -400,6 +417,7 @@ export class Segment {
 
   /** Restores the indexes' capacity (the active segment after load and truncation). */
   async resizeIndexes(): Promise<void> {
+    this.pinFiles(true);
     await this.offsetIndex.resize(this.config.segmentIndexBytes);
     await this.timeIndex.resize(this.config.segmentIndexBytes);
   }
