@@ -26,7 +26,7 @@ export interface BrokerOptions {
   readonly preallocate: boolean;
   /** Accepted and reported; the LogManager does not take a tail-cache budget yet (ignored). */
   readonly tailCacheBytes: number | null;
-  /** Idle sealed-segment descriptors kept open (LogManager maxOpenSegmentFiles); null = its default (1000). */
+  /** Idle sealed-segment descriptors kept open (LogManager maxOpenSegmentFiles); null = 1000, or less where the open-file limit leaves less (at least 16). */
   readonly maxOpenSegmentFiles: number | null;
   /**
    * The free-space floor of the data directory (LogConfig / LogManager
