@@ -66,6 +66,7 @@ import type { StartState } from './log-dir/dir-start.js';
 import { lockDataDir } from './log-dir/dir-lock.js';
 import { DirResources } from './log-dir/dir-resources.js';
 import type { HandleCacheStats } from './log-dir/handle-cache.js';
+import type { IndexCacheStats } from './segment/index-residency.js';
 import { deletePartitionDir, discoverPartitionDirs, join, loadPartitions, removeDeleteDirs } from './log-dir/partition-dirs.js';
 import type { SkippedEntry } from './log-dir/partition-dirs.js';
 import { RefusalNotifier } from './log-dir/refusal-notifier.js';
@@ -103,6 +104,14 @@ export interface LogManagerOptions {
    * theirs on top of it. Default 1000.
    */
   readonly maxOpenSegmentFiles?: number;
+  /**
+   * Bytes of sealed segments' offset and time indexes kept in memory for all
+   * logs together (segment/index-residency.ts): they load on first lookup,
+   * and past this the least recently used are dropped (reloaded on the next
+   * read). Active segments and reads in flight keep theirs on top of it.
+   * Default 128 MiB.
+   */
+  readonly indexCacheBytes?: number;
   /**
    * Called once, synchronously, when the directory goes offline, with its
    * cause (the broker prints notice.message). Default: nothing. A throwing
@@ -241,6 +250,11 @@ export class LogManager {
   /** The handle cache's budget and use (seglog stats, tests). */
   handleStats(): HandleCacheStats {
     return this.resources.handles.stats();
+  }
+
+  /** The sealed indexes' byte budget and use (seglog stats, tests). */
+  indexStats(): IndexCacheStats {
+    return this.resources.indexStats();
   }
 
   /** Caller vs pool counts of every open log, summed. */
