@@ -307,20 +307,46 @@ export class CachedFile implements IoFile {
     return this.opening;
   }
 
-  private async use<T>(syscall: string, op: (file: IoFile) => Promise<T>): Promise<T> {
-    if (this.closed) throw this.closedError(syscall);
-    this.inFlight++;
-    try {
-      // An active (pinned) file is open and stays so: no reopen, no LRU upkeep on the write path.
-      const real = this.real;
-      if (real !== null && this.pinned) return await op(real);
+  /**
+   * Runs one operation on the real handle. An open handle is used directly
+   * and the operation's own promise is returned: no await in between, so a
+   * cached file adds no microtask hop to an operation's completion (the
+   * fail-stop rule depends on a failure being seen in the same order as on
+   * the plain Io: a write's acknowledgement must not overtake the failure of
+   * a sync that completed before it).
+   */
+  private use<T>(syscall: string, op: (file: IoFile) => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(this.closedError(syscall));
+    const real = this.real;
+    if (real !== null) {
+      // An active (pinned) file is open and stays so: no LRU upkeep on the write path.
+      if (!this.pinned) this.owner.cache.touch(this);
+      return this.track(() => op(real));
+    }
+    return this.track(async () => {
       const file = await this.acquire();
       this.owner.cache.touch(this);
-      return await op(file);
-    } finally {
-      this.inFlight--;
-      if (this.inFlight === 0) this.owner.cache.trim();
+      return op(file);
+    });
+  }
+
+  private readonly settled = (): void => {
+    this.inFlight--;
+    if (this.inFlight === 0) this.owner.cache.trim();
+  };
+
+  /** Counts the operation in flight until its promise settles (an in-flight file is never evicted). */
+  private track<T>(run: () => Promise<T>): Promise<T> {
+    this.inFlight++;
+    let promise: Promise<T>;
+    try {
+      promise = run();
+    } catch (error) {
+      this.settled();
+      return Promise.reject(error);
     }
+    promise.then(this.settled, this.settled);
+    return promise;
   }
 
   private closedError(syscall: string): IoError {

@@ -159,6 +159,9 @@ async function loadBoth(segment: IndexedSegment, budget: IndexBudget, check: boo
     const entries = segment.offsetIndex.entries;
     const last = entries > 0 ? segment.offsetIndex.entry(entries - 1) : null;
     if (!segment.stateKnown && last !== null && last.position >= segment.size) {
+      // Not kept loaded: every later read of this segment meets the same check and the same error.
+      segment.offsetIndex.unload();
+      segment.timeIndex.unload();
       throw logCorruption(segment.logFile.path, 'a sealed segment after a clean shutdown is shorter than its index', {
         baseOffset: segment.baseOffset, position: segment.size, offset: last.offset,
       }, error);
