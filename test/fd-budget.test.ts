@@ -8,7 +8,7 @@
 //   is made; the broker keeps serving, and the next start works;
 // - the start-up refusal names the handle-cache budget to lower when
 //   lowering it is enough, and the broker starts with it lowered;
-// - the status line shows open descriptors/limit and the handle cache's use.
+// - the status line shows open descriptors/limit, the handle cache's use and the index memory against --index-cache-bytes.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
@@ -127,7 +127,7 @@ describe('admission against the descriptor budget', () => {
 
   it('Metadata auto-creation beyond the budget: POLICY_VIOLATION, no directory; the status line shows descriptors and the handle cache', async () => {
     const dataDir = tempDir();
-    const broker = await start(dataDir, ['--auto-create-partitions', '64', '--status-interval-ms', '100']);
+    const broker = await start(dataDir, ['--auto-create-partitions', '64', '--status-interval-ms', '100', '--index-cache-bytes', '2097152']);
     const raw = await RawClient.connect(broker.port);
     const response = await raw.request('METADATA', 12, {
       topics: [{ topicId: '00000000000000000000000000000000', name: 'auto' }], allowAutoTopicCreation: true,
@@ -146,7 +146,7 @@ describe('admission against the descriptor budget', () => {
     // Waits for a status line (bounded by the suite's guard, not a timeout): fds <open>/<limit> (cache <open>/<max>).
     const statusLines = (): string[] => broker.output().split('\n').filter((l) => l.startsWith('status: '));
     while (statusLines().length < 3) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(statusLines()[2]).toMatch(/^status: .*, \d+ connections, 2 partitions, fds \d+\/400 \(cache \d+\/10\)$/);
+    expect(statusLines()[2]).toMatch(/^status: .*, \d+ connections, 2 partitions, fds \d+\/400 \(cache \d+\/10\), index \d+\.\d\/2\.0 MiB$/);
     await stop(broker);
   });
 });

@@ -28,6 +28,8 @@ export interface BrokerOptions {
   readonly tailCacheBytes: number | null;
   /** Idle sealed-segment descriptors kept open (LogManager maxOpenSegmentFiles); null = 1000, or less where the open-file limit leaves less (at least 16). */
   readonly maxOpenSegmentFiles: number | null;
+  /** Byte budget of sealed segments' loaded indexes (LogManager indexCacheBytes); null = 128 MiB. */
+  readonly indexCacheBytes: number | null;
   /**
    * The free-space floor of the data directory (LogConfig / LogManager
    * `minFreeBytes`): appends that would leave less free are refused with a
@@ -99,6 +101,7 @@ export const BROKER_DEFAULTS: BrokerOptions = Object.freeze({
   preallocate: false,
   tailCacheBytes: null,
   maxOpenSegmentFiles: null,
+  indexCacheBytes: null,
   minFreeBytes: null,
   logCleanerBackoffMs: 15_000,
   autoCreatePartitions: 1,

@@ -160,7 +160,7 @@ export class Broker {
       ids = opened;
       allocate = () => opened.allocate();
     }
-    const store = await TopicStore.open({ dataDir: options.dataDir, blackhole: options.blackhole, config, tailCacheBytes: options.tailCacheBytes, cleanerBackoffMs: options.logCleanerBackoffMs, maxOpenSegmentFiles: fdBudget?.maxOpenSegmentFiles ?? options.maxOpenSegmentFiles, fdBudget, log: options.log });
+    const store = await TopicStore.open({ dataDir: options.dataDir, blackhole: options.blackhole, config, tailCacheBytes: options.tailCacheBytes, cleanerBackoffMs: options.logCleanerBackoffMs, maxOpenSegmentFiles: fdBudget?.maxOpenSegmentFiles ?? options.maxOpenSegmentFiles, indexCacheBytes: options.indexCacheBytes, fdBudget, log: options.log });
     try {
       // Producer ids are never reused: none handed out may be one the logs' producer state already holds.
       if (ids !== null) ids.ensureAbove(...highestProducerId(store));

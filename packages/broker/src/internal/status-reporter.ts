@@ -2,7 +2,8 @@
 // line (appends/s, MB/s in, fetches/s, MB/s out), open connections and
 // partitions, and the descriptors: `fds <open>/<limit>` (Linux; the limit
 // only when known) and the handle cache's `cache <open>/<max>` idle
-// sealed-segment descriptors. An unref'd timer: it never keeps the process alive.
+// sealed-segment descriptors, then the sealed indexes' memory `index
+// <used>/<budget> MiB`. An unref'd timer: it never keeps the process alive.
 
 import type { BrokerStats } from './broker-context.js';
 import { countOpenDescriptors } from './fd-budget.js';
@@ -48,7 +49,10 @@ export class StatusReporter {
     const fds = open === null ? '' : `, fds ${open}${limit === null ? '' : `/${limit}`}`;
     const handles = this.store.logManager?.handleStats() ?? null;
     const cache = handles === null ? '' : ` (cache ${handles.open}/${handles.maxOpenFiles})`;
-    return fds === '' && cache === '' ? '' : `${fds === '' ? ',' : fds}${cache}`;
+    const index = this.store.logManager?.indexStats() ?? null;
+    const mib = (n: number): string => (n / 1048576).toFixed(1);
+    const indexes = index === null ? '' : `, index ${mib(index.usedBytes)}/${Number.isFinite(index.budgetBytes) ? mib(index.budgetBytes) : 'unbounded'} MiB`;
+    return fds === '' && cache === '' ? indexes : `${fds === '' ? ',' : fds}${cache}${indexes}`;
   }
 
   private report(): void {

@@ -75,6 +75,8 @@ export interface TopicStoreOptions {
   readonly cleanerBackoffMs?: number;
   /** Idle sealed-segment descriptors kept open; null or absent = the LogManager's default. */
   readonly maxOpenSegmentFiles?: number | null;
+  /** Byte budget of sealed segments' loaded indexes; null/undefined = the LogManager's default. */
+  readonly indexCacheBytes?: number | null;
   /** Where the data directory's offline notice (its cause, once) and refusal notices (rate-limited) are printed. */
   readonly log: (line: string) => void;
   /** The I/O of the data directory (default NodeIo; SimIo in the crash tests). */
@@ -126,6 +128,7 @@ export class TopicStore {
       ...(options.tailCacheBytes === null ? {} : { tailCache: { totalBytes: options.tailCacheBytes } }),
       ...(options.cleanerBackoffMs === undefined ? {} : { cleaner: { backoffMs: options.cleanerBackoffMs } }),
       ...(options.maxOpenSegmentFiles === null || options.maxOpenSegmentFiles === undefined ? {} : { maxOpenSegmentFiles: options.maxOpenSegmentFiles }),
+      ...(options.indexCacheBytes === null || options.indexCacheBytes === undefined ? {} : { indexCacheBytes: options.indexCacheBytes }),
       onOffline: (notice) => options.log(notice.message),
       onRefusal: (notice) => options.log(notice.message),
     });
