@@ -18,10 +18,13 @@ export interface BrokerChild {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export async function startBrokerChild(args: readonly string[], timeoutMs = 30_000): Promise<BrokerChild> {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/broker/src/main.ts', '--port', '0', ...args], {
-    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** `shell`: commands bash runs before exec'ing the broker (e.g. `ulimit -n 400`). */
+export async function startBrokerChild(args: readonly string[], timeoutMs = 30_000, options: { shell?: string } = {}): Promise<BrokerChild> {
+  const node = [process.execPath, '--conditions=source', '--import', 'tsx', 'packages/broker/src/main.ts', '--port', '0', ...args];
+  const [file, argv] = options.shell === undefined
+    ? [node[0] as string, node.slice(1)]
+    : ['bash', ['-c', `${options.shell}; exec "$@"`, 'bash', ...node]];
+  const child = spawn(file, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('exit', (code, signal) => resolve({ code, signal }));

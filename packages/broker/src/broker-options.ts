@@ -26,6 +26,10 @@ export interface BrokerOptions {
   readonly preallocate: boolean;
   /** Accepted and reported; the LogManager does not take a tail-cache budget yet (ignored). */
   readonly tailCacheBytes: number | null;
+  /** Idle sealed-segment descriptors kept open (LogManager maxOpenSegmentFiles); null = 1000, or less where the open-file limit leaves less (at least 16). */
+  readonly maxOpenSegmentFiles: number | null;
+  /** Byte budget of sealed segments' loaded indexes (LogManager indexCacheBytes); null = 128 MiB. */
+  readonly indexCacheBytes: number | null;
   /**
    * The free-space floor of the data directory (LogConfig / LogManager
    * `minFreeBytes`): appends that would leave less free are refused with a
@@ -96,6 +100,8 @@ export const BROKER_DEFAULTS: BrokerOptions = Object.freeze({
   writeMode: 'buffered',
   preallocate: false,
   tailCacheBytes: null,
+  maxOpenSegmentFiles: null,
+  indexCacheBytes: null,
   minFreeBytes: null,
   logCleanerBackoffMs: 15_000,
   autoCreatePartitions: 1,

@@ -35,7 +35,7 @@ import { handleIncrementalAlterConfigs } from './internal/handlers/incremental-a
 import { GroupCoordinator } from './internal/group/group-coordinator.js';
 import { SYSTEM_CLOCK } from './internal/group/group-clock.js';
 import type { GroupPersistence } from './internal/group/group-persistence.js';
-import { OffsetsTopic } from './internal/group/offsets-topic.js';
+import { OFFSETS_TOPIC, OffsetsTopic } from './internal/group/offsets-topic.js';
 import { handleDeleteGroups } from './internal/handlers/delete-groups.js';
 import { handleDeleteRecords } from './internal/handlers/delete-records.js';
 import { handleDescribeGroups } from './internal/handlers/describe-groups.js';
@@ -61,9 +61,11 @@ import { handleTxnOffsetCommit } from './internal/handlers/txn-offset-commit.js'
 import { addPendingTxnOffsets } from './internal/group/txn-offsets.js';
 import { TransactionCoordinator } from './internal/txn/transaction-coordinator.js';
 import type { TxnPersistence } from './internal/txn/txn-persistence.js';
-import { TxnStateTopic, writeTxnMarkers } from './internal/txn/txn-state-topic.js';
+import { TXN_STATE_TOPIC, TxnStateTopic, writeTxnMarkers } from './internal/txn/txn-state-topic.js';
 import { ProducerIdAllocator } from './internal/producer-id-allocator.js';
 import { StatusReporter } from './internal/status-reporter.js';
+import { openFdBudget } from './internal/fd-budget.js';
+import type { FdBudget } from './internal/fd-budget.js';
 import { TopicStore } from './internal/topic-store.js';
 import { MemoryPool, ProtocolWriter, encodeResponse } from '@seglog/protocol';
 import type { ApiName, DecodedRequest, FinishedMessage, ResponseBodies } from '@seglog/protocol';
@@ -143,16 +145,22 @@ export class Broker {
     const config = logConfigOf(options);
     let allocate: () => Promise<number>;
     let ids: ProducerIdAllocator | null = null;
+    let fdBudget: FdBudget | null = null;
     if (options.blackhole) {
       let next = 0;
       allocate = () => Promise.resolve(next++);
     } else {
       await mkdir(options.dataDir, { recursive: true });
+      // Before any log opens: a limit too low for the budget is one clear refusal, not EMFILE halfway.
+      fdBudget = await openFdBudget(options.dataDir, {
+        maxOpenSegmentFiles: options.maxOpenSegmentFiles,
+        internalTopics: new Map([[OFFSETS_TOPIC, options.offsetsTopicPartitions], [TXN_STATE_TOPIC, options.transactionStateTopicPartitions]]),
+      });
       const opened = await ProducerIdAllocator.open(options.dataDir);
       ids = opened;
       allocate = () => opened.allocate();
     }
-    const store = await TopicStore.open({ dataDir: options.dataDir, blackhole: options.blackhole, config, tailCacheBytes: options.tailCacheBytes, cleanerBackoffMs: options.logCleanerBackoffMs, log: options.log });
+    const store = await TopicStore.open({ dataDir: options.dataDir, blackhole: options.blackhole, config, tailCacheBytes: options.tailCacheBytes, cleanerBackoffMs: options.logCleanerBackoffMs, maxOpenSegmentFiles: fdBudget?.maxOpenSegmentFiles ?? options.maxOpenSegmentFiles, indexCacheBytes: options.indexCacheBytes, fdBudget, log: options.log });
     try {
       // Producer ids are never reused: none handed out may be one the logs' producer state already holds.
       if (ids !== null) ids.ensureAbove(...highestProducerId(store));

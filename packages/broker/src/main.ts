@@ -20,6 +20,10 @@ const USAGE = `usage: pnpm start [-- options]
   --write-mode buffered|direct   write path of new segments (default buffered)
   --preallocate                  reserve segment space ahead in zero-filled steps (trimmed on roll)
   --tail-cache-bytes N           tail-cache budget across all partitions (default 256 MiB)
+  --max-open-segment-files N     idle sealed-segment descriptors kept open, all partitions (default 1000);
+                                 active segments keep 3 each on top of it
+  --index-cache-bytes N          memory for sealed segments' offset/time indexes, all partitions, loaded
+                                 on first read and evicted least recently used (default 128 MiB)
   --min-free-bytes N             refuse appends (retriable KAFKA_STORAGE_ERROR) that would leave less
                                  free space on the data directory's file system (default 64 MiB; 0 = off)
   --auto-create-partitions N     partitions of auto-created topics (default 1; 0 = no auto-creation)
@@ -54,7 +58,7 @@ export function parseBrokerArgs(argv: readonly string[]): Partial<BrokerOptions>
     args,
     options: {
       'data-dir': { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, 'write-mode': { type: 'string' },
-      preallocate: { type: 'boolean' }, 'tail-cache-bytes': { type: 'string' }, 'min-free-bytes': { type: 'string' }, 'auto-create-partitions': { type: 'string' },
+      preallocate: { type: 'boolean' }, 'tail-cache-bytes': { type: 'string' }, 'max-open-segment-files': { type: 'string' }, 'index-cache-bytes': { type: 'string' }, 'min-free-bytes': { type: 'string' }, 'auto-create-partitions': { type: 'string' },
       blackhole: { type: 'boolean' }, 'sync-on-ack': { type: 'boolean' }, 'flush-interval-ms': { type: 'string' },
       'flush-interval-messages': { type: 'string' }, 'status-interval-ms': { type: 'string' }, 'max-request-bytes': { type: 'string' },
       'socket-request-max-bytes': { type: 'string' }, 'queued-max-request-bytes': { type: 'string' }, 'connections-max-idle-ms': { type: 'string' },
@@ -80,6 +84,10 @@ export function parseBrokerArgs(argv: readonly string[]): Partial<BrokerOptions>
   if (values.preallocate === true) options.preallocate = true;
   const tail = int('tail-cache-bytes', values['tail-cache-bytes'], 0);
   if (tail !== undefined) options.tailCacheBytes = tail;
+  const maxOpen = int('max-open-segment-files', values['max-open-segment-files'], 1);
+  if (maxOpen !== undefined) options.maxOpenSegmentFiles = maxOpen;
+  const indexCache = int('index-cache-bytes', values['index-cache-bytes'], 0);
+  if (indexCache !== undefined) options.indexCacheBytes = indexCache;
   const minFree = int('min-free-bytes', values['min-free-bytes'], 0);
   if (minFree !== undefined) options.minFreeBytes = minFree;
   const auto = int('auto-create-partitions', values['auto-create-partitions'], 0);

@@ -4,9 +4,11 @@
 // started on it in-process.
 // - 0a: after a clean stop, a sealed .log cut short below its last index
 //   entry: the broker used to truncate it below the recovery point and
-//   delete the intact next segment, without a word. Now it refuses to start
-//   (SEGLOG_ERR_LOG_CORRUPTION naming the file and position) and nothing on
-//   disk changes.
+//   delete the intact next segment, without a word. Issue 23 made start-up
+//   refuse; since issue 24 a clean start reads no sealed segment (Kafka's
+//   lazy load), so the first fetch of the cut gets CORRUPT_MESSAGE and a log
+//   line naming the file and position, the next segment is served, and
+//   nothing on disk changes.
 // - 0b: a garbage recovery-point checkpoint after an unclean stop, one bad
 //   batch in a sealed segment: it used to read as recovery point 0 and cut
 //   everything after the bad batch. Now the recovery point is unknown: the
@@ -79,31 +81,49 @@ async function startRefused(dataDir: string, lines: string[]): Promise<{ code?: 
 }
 
 describe('broker start on a damaged data directory (issue 23 item 0)', () => {
-  it('0a: a sealed .log cut short after a clean stop is refused with file and position; the next segment stays', async () => {
-    const { dataDir, partitionDir } = await writeDataDir(150);
-    const [sealed] = logFiles(partitionDir) as [string];
-    expect(logFiles(partitionDir).length).toBeGreaterThanOrEqual(3);
-    const sealedSize = statSync(sealed).size;
-    truncateSync(sealed, sealedSize - 4000); // well below the last .index entry: the index fails its check
-    const before = sizes(partitionDir);
-    const lines: string[] = [];
-    const error = await startRefused(dataDir, lines);
-    expect(error.code).toBe('SEGLOG_ERR_LOG_CORRUPTION');
-    expect(error.message).toContain(sealed);
-    expect(error.context).toMatchObject({ path: sealed });
-    expect(typeof error.context?.['position']).toBe('number');
-    expect(sizes(partitionDir)).toEqual(before); // nothing cut, no segment deleted
-  });
-
-  it('0a: a 100-byte cut is refused too (it always was)', async () => {
-    const { dataDir, partitionDir } = await writeDataDir(150);
-    const [sealed] = logFiles(partitionDir) as [string];
-    truncateSync(sealed, statSync(sealed).size - 100);
-    const before = sizes(partitionDir);
-    const error = await startRefused(dataDir, []);
-    expect(error.code).toBe('SEGLOG_ERR_LOG_CORRUPTION');
-    expect(sizes(partitionDir)).toEqual(before);
-  });
+  // Since issue 24 a clean start does not read sealed segments (Kafka's lazy
+  // load), so the cut is found by the first read of it, not at start-up. What
+  // 0a protects still holds: nothing on disk is cut or deleted, the damage is
+  // named with file and position, and the intact next segment is served.
+  for (const [name, cut] of [['well below the last .index entry', 4000], ['a 100-byte cut', 100]] as const) {
+    it(`0a: a sealed .log cut short after a clean stop (${name}): found on first read with file and position; nothing on disk changes; the next segment is served`, async () => {
+      const { dataDir, partitionDir } = await writeDataDir(150);
+      const files = logFiles(partitionDir);
+      const [sealed, next] = files as [string, string];
+      expect(files.length).toBeGreaterThanOrEqual(3);
+      truncateSync(sealed, statSync(sealed).size - cut);
+      const before = sizes(partitionDir);
+      const nextBase = Number(path.basename(next, '.log'));
+      const lines: string[] = [];
+      const broker = await Broker.start({ dataDir, port: 0, log: (l) => lines.push(l) });
+      const c = await RawClient.connect(broker.port);
+      try {
+        // Read the first segment from the start until the fetch fails at the cut.
+        let offset = 0;
+        let errorCode = 0;
+        for (let i = 0; i < 1000 && offset < nextBase; i++) {
+          const part = (await c.request('FETCH', 12, fetchRequest(offset, 5000))).body.responses[0]?.partitions[0];
+          errorCode = part?.errorCode ?? -1;
+          if (errorCode !== 0) break;
+          const got = offsetsOf(part?.records);
+          expect(got.length, `a fetch at ${offset} returned no records and no error (a consumer would stall)`).toBeGreaterThan(0);
+          offset = (got.at(-1) as number) + 1;
+        }
+        expect(offset).toBeLessThan(nextBase);
+        expect(errorCode, lines.join("\n")).toBe(KAFKA_ERROR_CODES.CORRUPT_MESSAGE);
+        const said = lines.filter((l) => l.includes('SEGLOG_ERR_LOG_CORRUPT'));
+        expect(said.length).toBeGreaterThanOrEqual(1);
+        expect(said[0]).toContain(sealed);
+        expect(said[0]).toMatch(/position \d+/);
+        const fromNext = offsetsOf((await c.request('FETCH', 12, fetchRequest(nextBase, 5000))).body.responses[0]?.partitions[0]?.records);
+        expect(fromNext[0]).toBe(nextBase);
+      } finally {
+        c.close();
+        await broker.stop();
+      }
+      expect(sizes(partitionDir)).toEqual(before); // nothing cut, no segment deleted
+    });
+  }
 
   it('0b: a garbage recovery-point checkpoint never licenses a cut: refused after an unclean stop with one bad batch', async () => {
     const { dataDir, partitionDir } = await writeDataDir(150);

@@ -278,6 +278,23 @@ describe('Broker modes and shutdown', () => {
 });
 
 describe('Broker options reach the engine', () => {
+  it('--max-open-segment-files sets the LogManager handle-cache budget (default 1000)', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'seglog-broker-handles-'));
+    try {
+      const sized = await Broker.start({ dataDir: path.join(dir, 'a'), port: 0, maxOpenSegmentFiles: 64, log: () => undefined });
+      const defaulted = await Broker.start({ dataDir: path.join(dir, 'b'), port: 0, log: () => undefined });
+      try {
+        expect(sized.logManager?.handleStats().maxOpenFiles).toBe(64);
+        expect(defaulted.logManager?.handleStats().maxOpenFiles).toBe(1000);
+      } finally {
+        await sized.stop();
+        await defaulted.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('--tail-cache-bytes sets the LogManager tail-cache budget (default 256 MiB)', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'seglog-broker-cache-'));
     try {

@@ -64,6 +64,8 @@ export type { CleanerLogState, LogCleanerOptions } from './cleaner/log-cleaner.j
 export type { CleanPassStats } from './cleaner/clean-pass.js';
 export type { CleanupPolicy } from './log-config.js';
 export type { LogManagerOptions, LogManagerState, OfflineNotice, RefusalNotice, SkippedEntry } from './log-manager.js';
+export type { HandleCacheStats } from './log-dir/handle-cache.js';
+export { DEFAULT_MAX_OPEN_SEGMENT_FILES } from './log-dir/handle-cache.js';
 export type { DiskGuard, DiskGuardOptions } from './internal/disk-guard.js';
 export { openLog, EMBEDDED_TOPIC } from './embed/open-log.js';
 export type { OpenLogOptions, EmbeddedDirectFallback } from './embed/open-log.js';

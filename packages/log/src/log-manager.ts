@@ -65,6 +65,8 @@ import { readStartState, startPositions, writeCleanShutdownMarker } from './log-
 import type { StartState } from './log-dir/dir-start.js';
 import { lockDataDir } from './log-dir/dir-lock.js';
 import { DirResources } from './log-dir/dir-resources.js';
+import type { HandleCacheStats } from './log-dir/handle-cache.js';
+import type { IndexCacheStats } from './segment/index-residency.js';
 import { deletePartitionDir, discoverPartitionDirs, join, loadPartitions, removeDeleteDirs } from './log-dir/partition-dirs.js';
 import type { SkippedEntry } from './log-dir/partition-dirs.js';
 import { RefusalNotifier } from './log-dir/refusal-notifier.js';
@@ -95,6 +97,21 @@ export interface LogManagerOptions {
   readonly arena?: { readonly chunkBytes?: number; readonly chunkCount?: number };
   /** Tail caches: per log (default 8 MiB) and for all logs together (default 256 MiB). */
   readonly tailCache?: { readonly perLogBytes?: number; readonly totalBytes?: number; readonly chunkBytes?: number };
+  /**
+   * Descriptors of sealed segment files kept open for all logs together
+   * (log-dir/handle-cache.ts): idle ones beyond this are closed and reopened
+   * on the next read. Active segments, reads in flight and fetch plans keep
+   * theirs on top of it. Default 1000.
+   */
+  readonly maxOpenSegmentFiles?: number;
+  /**
+   * Bytes of sealed segments' offset and time indexes kept in memory for all
+   * logs together (segment/index-residency.ts): they load on first lookup,
+   * and past this the least recently used are dropped (reloaded on the next
+   * read). Active segments and reads in flight keep theirs on top of it.
+   * Default 128 MiB.
+   */
+  readonly indexCacheBytes?: number;
   /**
    * Called once, synchronously, when the directory goes offline, with its
    * cause (the broker prints notice.message). Default: nothing. A throwing
@@ -228,6 +245,16 @@ export class LogManager {
     this.tailCacheBudget = resources.tailCacheBudget;
     this.resources = resources;
     this.cleaner = new LogCleaner({ io, dataDir: dir, logs: () => this.logs(), pool: this.pool, now: this.now, ...options.cleaner });
+  }
+
+  /** The handle cache's budget and use (seglog stats, tests). */
+  handleStats(): HandleCacheStats {
+    return this.resources.handles.stats();
+  }
+
+  /** The sealed indexes' byte budget and use (seglog stats, tests). */
+  indexStats(): IndexCacheStats {
+    return this.resources.indexStats();
   }
 
   /** Caller vs pool counts of every open log, summed. */
@@ -460,7 +487,7 @@ export class LogManager {
   }
 
   private openLog(path: string, config: LogConfig, positions: { topic: string; partition: number; recoveryPoint: number | null; logStartOffset: number; hadCleanShutdown: boolean }): Promise<Log> {
-    return Log.open(this.io, path, config, {
+    return Log.open(this.resources.ioFor(this.io), path, config, {
       ...positions,
       now: this.now,
       onCorruption: this.onCorruption,

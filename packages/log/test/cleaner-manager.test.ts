@@ -15,12 +15,14 @@ import { dataRecords, keyed, latestByKey, readBatches } from './cleaner-helpers.
 import type { SimIo } from '@seglog/io';
 
 const DATA = '/data/d';
-const COMPACT = config({ cleanupPolicy: 'compact', segmentBytes: 600, segmentIndexBytes: 4096, minCleanableDirtyRatio: 0.3 });
+// An index entry every ~100 bytes and an index budget of 0: every sealed segment's indexes are
+// evicted once an operation is done with them, so each pass and read reloads them (issue 24).
+const COMPACT = config({ cleanupPolicy: 'compact', segmentBytes: 600, segmentIndexBytes: 4096, indexIntervalBytes: 100, minCleanableDirtyRatio: 0.3 });
 
 function open(io: SimIo, options: Partial<LogManagerOptions> = {}): Promise<LogManager> {
   return LogManager.open(io, DATA, {
-    defaultConfig: config({ segmentBytes: 600, segmentIndexBytes: 4096 }), topicConfigs: new Map([['table', COMPACT]]),
-    minFreeBytes: 0, checkpointIntervalMs: 0, cleaner: { backoffMs: 1 }, ...options,
+    defaultConfig: config({ segmentBytes: 600, segmentIndexBytes: 4096, indexIntervalBytes: 100 }), topicConfigs: new Map([['table', COMPACT]]),
+    minFreeBytes: 0, checkpointIntervalMs: 0, cleaner: { backoffMs: 1 }, indexCacheBytes: 0, ...options,
   });
 }
 
@@ -55,6 +57,10 @@ describe('LogManager cleaner', () => {
     expect(state.firstDirtyOffset).toBe(40);
     expect(state.bytesSaved).toBeGreaterThan(0);
     expect(state.lastCleanMs).not.toBeNull();
+    // The pass and the reads ran on evicted, reloaded indexes.
+    expect(manager.indexStats().evictions).toBeGreaterThan(0);
+    // Only the segment used last stays: 600-byte segments, an entry per 100 bytes, 20 bytes an entry.
+    expect(manager.indexStats().usedBytes).toBeLessThanOrEqual(6 * 20);
     await manager.close();
     const text = (await io.readFile(`${DATA}/cleaner-offset-checkpoint`)).toString();
     expect(text).toBe('0\n1\ntable 0 40\n');

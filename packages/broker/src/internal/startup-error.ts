@@ -5,7 +5,7 @@
 // still there behind SEGLOG_DEBUG=1 (main.ts prints it after the line).
 //
 // Exit codes: 2 for a refusal the broker understands (port, lock, damaged
-// data, producer-id file, file-descriptor limit, any other typed
+// data, producer-id file, file-descriptor limit or budget, any other typed
 // SeglogError or errno error); 1 for an internal error (a bug: the line
 // says so and how to get the stack).
 
@@ -69,6 +69,8 @@ function typed(error: SeglogError, ctx: StartupContext): string {
     case 'SEGLOG_ERR_BROKER_PRODUCER_ID_CORRUPT':
       return `${PREFIX} ${str(c['path']) ?? ctx.dataDir}: ${str(c['reason']) ?? error.message}; starting could hand out a producer id twice (SEGLOG_ERR_BROKER_PRODUCER_ID_CORRUPT). ` +
         `Inspect: ${verify}; repair: pnpm seglog recover ${ctx.dataDir} (rewrites it above every producer id in the logs)`;
+    case 'SEGLOG_ERR_BROKER_FD_LIMIT':
+      return `${PREFIX} ${ctx.dataDir}: ${error.message} (SEGLOG_ERR_BROKER_FD_LIMIT)`;
     default: {
       const path = str(c['path']) ?? str(c['dir']) ?? ctx.dataDir;
       return `${PREFIX} ${path}: ${error.message} (${error.code}). Inspect: ${verify}`;

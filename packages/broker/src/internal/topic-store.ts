@@ -31,6 +31,7 @@ import { NodeIo } from '@seglog/io';
 import type { Io } from '@seglog/io';
 import { BlackholeLog, LogConfig, LogManager } from '@seglog/log';
 import type { AppendResult, FetchPlan, ReadOptions, TxnMarkerOptions } from '@seglog/log';
+import type { FdBudget } from './fd-budget.js';
 import { isApiError } from './topic-configs/api-error.js';
 import { validateTopicConfigs } from './topic-configs/topic-config-defs.js';
 import { TopicConfigFile } from './topic-configs/topic-config-file.js';
@@ -72,10 +73,16 @@ export interface TopicStoreOptions {
   readonly tailCacheBytes: number | null;
   /** The log cleaner's sleep when idle (log.cleaner.backoff.ms); default the LogManager's, 15 s. */
   readonly cleanerBackoffMs?: number;
+  /** Idle sealed-segment descriptors kept open; null or absent = the LogManager's default. */
+  readonly maxOpenSegmentFiles?: number | null;
+  /** Byte budget of sealed segments' loaded indexes; null/undefined = the LogManager's default. */
+  readonly indexCacheBytes?: number | null;
   /** Where the data directory's offline notice (its cause, once) and refusal notices (rate-limited) are printed. */
   readonly log: (line: string) => void;
   /** The I/O of the data directory (default NodeIo; SimIo in the crash tests). */
   readonly io?: Io;
+  /** Admission of new partitions against the descriptor budget (fd-budget.ts); absent = none. */
+  readonly fdBudget?: FdBudget | null;
 }
 
 export class TopicStore {
@@ -93,6 +100,8 @@ export class TopicStore {
   private readonly topicConfigs: Map<string, LogConfig>;
   /** Logs being closed for a reopen: no longer current, though still listed until replaced. */
   private readonly retiring: WeakSet<PartitionLog>;
+  /** The descriptor budget new partitions are admitted against; null = none (blackhole, tests). */
+  readonly fdBudget: FdBudget | null;
 
   private constructor(manager: LogManager | null, options: TopicStoreOptions, configFile: TopicConfigFile, topicConfigs: Map<string, LogConfig>) {
     this.blackhole = options.blackhole;
@@ -105,6 +114,7 @@ export class TopicStore {
     this.configFile = configFile;
     this.topicConfigs = topicConfigs;
     this.retiring = new WeakSet();
+    this.fdBudget = options.fdBudget ?? null;
   }
 
   static async open(options: TopicStoreOptions): Promise<TopicStore> {
@@ -117,6 +127,8 @@ export class TopicStore {
       topicConfigs,
       ...(options.tailCacheBytes === null ? {} : { tailCache: { totalBytes: options.tailCacheBytes } }),
       ...(options.cleanerBackoffMs === undefined ? {} : { cleaner: { backoffMs: options.cleanerBackoffMs } }),
+      ...(options.maxOpenSegmentFiles === null || options.maxOpenSegmentFiles === undefined ? {} : { maxOpenSegmentFiles: options.maxOpenSegmentFiles }),
+      ...(options.indexCacheBytes === null || options.indexCacheBytes === undefined ? {} : { indexCacheBytes: options.indexCacheBytes }),
       onOffline: (notice) => options.log(notice.message),
       onRefusal: (notice) => options.log(notice.message),
     });
@@ -220,9 +232,11 @@ export class TopicStore {
     if (this.topicMap.has(topic) || this.creating.has(topic)) return false;
     this.checkCreatable(topic);
     const config = Object.keys(configs).length === 0 ? null : validateTopicConfigs(configs, this.config);
+    const release = this.admit(topic, count); // before anything is written
     const key = collisionKey(topic);
     this.collisionKeys.set(key, topic);
     const done = this.createTopic(topic, count, configs, config).finally(() => {
+      release();
       this.creating.delete(topic);
       if (!this.topicMap.has(topic)) this.collisionKeys.delete(key);
     });
@@ -241,10 +255,29 @@ export class TopicStore {
     assert(Number.isInteger(count) && count >= 1, 'TopicStore.createInternal: count must be a positive integer');
     if (this.topicMap.has(topic) || this.creating.has(topic)) return false;
     const config = Object.keys(configs).length === 0 ? null : validateTopicConfigs(configs, this.config);
-    const done = this.createTopic(topic, count, configs, config).finally(() => this.creating.delete(topic));
+    const release = this.fdBudget?.reserveInternal(topic, count) ?? ((): void => undefined); // counted, never refused
+    const done = this.createTopic(topic, count, configs, config).finally(() => {
+      release();
+      this.creating.delete(topic);
+    });
     this.creating.set(topic, done);
     await done;
     return true;
+  }
+
+  /** Partitions open now (every topic's, internal ones included). */
+  partitionTotal(): number {
+    let n = 0;
+    for (const list of this.topicMap.values()) n += list.length;
+    return n;
+  }
+
+  /**
+   * Reserves `count` new partitions against the descriptor budget; throws
+   * SEGLOG_ERR_BROKER_FD_BUDGET (POLICY_VIOLATION) when they would not fit.
+   */
+  private admit(topic: string, count: number): () => void {
+    return this.fdBudget === null ? () => undefined : this.fdBudget.admit(topic, count, this.partitionTotal());
   }
 
   /** Resolves when a creation or change of `topic` in progress ends (at once if none). */
@@ -323,8 +356,13 @@ export class TopicStore {
       const list = this.topicMap.get(topic);
       if (list === undefined) return false;
       assert(Number.isInteger(count) && count > list.length, 'TopicStore.addPartitions: count must be above the current count');
-      const added = await this.makePartitions(topic, list.length, count);
-      this.topicMap.set(topic, [...list, ...added]);
+      const release = this.admit(topic, count - list.length);
+      try {
+        const added = await this.makePartitions(topic, list.length, count);
+        this.topicMap.set(topic, [...list, ...added]);
+      } finally {
+        release();
+      }
       return true;
     });
   }

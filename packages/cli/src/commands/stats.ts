@@ -25,6 +25,8 @@ export interface PartitionStats {
   segments: number;
   logBytes: number;
   otherBytes: number;
+  /** Bytes of the sealed segments' .index and .timeindex files: the memory they take when every one is loaded (issue 24). */
+  sealedIndexBytes: number;
   batches: number;
   records: number;
   logStartOffset: number;
@@ -46,7 +48,7 @@ export interface PartitionStats {
 async function partitionStats(ctx: CliContext, partition: PartitionDir, logStartCheckpoint: number | undefined, progress: Progress, cleaner: CleanerCheckpoint): Promise<PartitionStats> {
   const segments = await listSegments(ctx.io, partition.dir);
   const stats: PartitionStats = {
-    partition: partition.name, segments: segments.length, logBytes: 0, otherBytes: 0, batches: 0, records: 0,
+    partition: partition.name, segments: segments.length, logBytes: 0, otherBytes: 0, sealedIndexBytes: 0, batches: 0, records: 0,
     logStartOffset: Math.max(logStartCheckpoint ?? 0, segments[0]?.baseOffset ?? 0), logEndOffset: segments[0]?.baseOffset ?? 0,
     oldestTimestamp: -1, newestTimestamp: -1, damagedSegments: [], openTransactions: [],
   };
@@ -54,7 +56,12 @@ async function partitionStats(ctx: CliContext, partition: PartitionDir, logStart
   let empty = 0;
   const open = new Map<number, number>();
   for (const name of await ctx.io.readdir(partition.dir)) {
-    if (!name.endsWith('.log')) stats.otherBytes += (await ctx.io.stat(path.join(partition.dir, name))).size;
+    if (name.endsWith('.log')) continue;
+    const size = (await ctx.io.stat(path.join(partition.dir, name))).size;
+    stats.otherBytes += size;
+    const parsed = FileNames.parseSegmentFileName(name);
+    const active = segments.at(-1)?.baseOffset;
+    if (parsed !== null && parsed.transient === null && (parsed.kind === 'index' || parsed.kind === 'timeindex') && parsed.offset !== active) stats.sealedIndexBytes += size;
   }
   for (const segment of segments) {
     stats.logBytes += segment.logBytes;
@@ -113,11 +120,23 @@ interface TotalStats {
   segments: number;
   logBytes: number;
   otherBytes: number;
+  sealedIndexBytes: number;
   batches: number;
   records: number;
   oldestTimestamp: number;
   newestTimestamp: number;
   openTransactions: number;
+}
+
+/**
+ * What serving this directory costs (issue 24): descriptors held by the
+ * active segments (3 per partition: .log, .index, .timeindex) on top of the
+ * handle cache, and the memory every sealed index takes once loaded, the
+ * most --index-cache-bytes can usefully be.
+ */
+function resourcesLine(t: TotalStats): string {
+  return `resources when served: ${t.partitions * 3} descriptors for active segments (3 per partition) + the handle cache (--max-open-segment-files), ` +
+    `sealed indexes ${(t.sealedIndexBytes / 1048576).toFixed(1)} MiB when all loaded (--index-cache-bytes bounds what stays in memory)`;
 }
 
 function totalLine(t: TotalStats): string {
@@ -159,7 +178,7 @@ export const statsCommand: CommandSpec = {
     const timestamps = all.map((s) => s.oldestTimestamp).filter((t) => t >= 0);
     const total: TotalStats = {
       partitions: all.length,
-      segments: sum(all, (s) => s.segments), logBytes: sum(all, (s) => s.logBytes), otherBytes: sum(all, (s) => s.otherBytes),
+      segments: sum(all, (s) => s.segments), logBytes: sum(all, (s) => s.logBytes), otherBytes: sum(all, (s) => s.otherBytes), sealedIndexBytes: sum(all, (s) => s.sealedIndexBytes),
       batches: sum(all, (s) => s.batches), records: sum(all, (s) => s.records),
       oldestTimestamp: timestamps.length === 0 ? -1 : Math.min(...timestamps),
       newestTimestamp: Math.max(-1, ...all.map((s) => s.newestTimestamp)),
@@ -173,6 +192,7 @@ export const statsCommand: CommandSpec = {
       }
     }
     ctx.out(json ? JSON.stringify({ type: 'total', ...total }) : totalLine(total));
+    if (!json) ctx.out(resourcesLine(total));
     return 0;
   },
 };

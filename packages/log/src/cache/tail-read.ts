@@ -69,6 +69,8 @@ export function readRangeFromCache(
   const { startOffset, maxBytes, boundOffset } = request;
   const limit = segment.readablePosition;
   const path = segment.logFile.path;
+  // An evicted index is the segment's to load (Segment.readRange), on the pool.
+  if (!segment.offsetIndex.isLoaded) return 'miss';
   let position = segment.offsetIndex.lookup(startOffset).position;
   if (!cache.covers(position)) return 'miss';
   for (;;) {

@@ -111,6 +111,8 @@ export async function cleanLog(access: CleanerAccess, options: CleanPassOptions)
 }
 
 async function cleanOnce(access: CleanerAccess, options: CleanPassOptions): Promise<CleanPassStats> {
+  // The lag checks read sealed segments' max timestamps, unknown after a clean open until read.
+  for (const segment of access.segments.all().slice(0, -1)) await segment.ensureState();
   const range = cleanableRange(access, options.checkpointedOffset, options.nowMs);
   const stats: CleanPassStats = {
     outcome: 'nothing', firstDirtyOffset: range.firstDirtyOffset, range, bytesRead: 0, bytesWritten: 0, bytesSaved: 0,

@@ -129,6 +129,7 @@ export class LocalLog {
     // Kafka's roll: a producer snapshot at the new base (committed state only), with the new segment.
     if (base > this.producerState.mapEndOffset) this.producerState.updateMapEndOffset(base);
     const segment = await this.createSegmentOrResume(old, base, nowMs);
+    old.pinFiles(false);
     segment.setFailureListener(this.onFailure);
     this.segments.push(segment);
     this.tailCache.roll(0);
@@ -289,10 +290,13 @@ export class LocalLog {
   /** The first record with timestamp ≥ `timestamp` at or above the log start offset, in the first segment whose largest timestamp reaches it, or null. */
   async findOffsetByTimestamp(timestamp: number): Promise<TimestampLookup | null> {
     for (const segment of this.segments.all().slice()) {
-      if (segment.largestTimestamp < timestamp) continue;
+      if (segment.stateKnown && segment.largestTimestamp < timestamp) continue;
       if (segment.logFile.isClosed) continue;
       const file = segment.logFile.retain();
       try {
+        // A clean open left a sealed segment's max timestamp unknown (segment-state.ts).
+        await segment.ensureState();
+        if (segment.largestTimestamp < timestamp) continue;
         const found = await segment.findOffsetByTimestamp(timestamp, this.positions.logStart);
         if (found !== null) return found;
       } finally {

@@ -75,6 +75,7 @@ export class LogRetention {
         return true;
       });
     }
+    if (this.config.retentionMs >= 0) await this.knowTimestamps();
     if (this.config.retentionMs >= 0) deleted += await this.deleteWhile((segment) => now - segment.largestTimestamp > this.config.retentionMs);
     return deleted;
   }
@@ -87,6 +88,15 @@ export class LogRetention {
     }
     if (target > this.positions.logStart) this.advanceLogStart(target);
     return this.positions.logStart;
+  }
+
+  /** Reads the max timestamps a clean open left unknown (segment-state.ts), oldest first, up to the first too young to delete. */
+  private async knowTimestamps(): Promise<void> {
+    const now = this.now();
+    for (const segment of this.segments.all().slice(0, -1)) {
+      await segment.ensureState();
+      if (now - segment.largestTimestamp <= this.config.retentionMs) return;
+    }
   }
 
   private async deleteWhile(predicate: (segment: Segment, next: Segment | undefined) => boolean): Promise<number> {

@@ -62,6 +62,8 @@ import { FileNames } from '../file-names.js';
 import { LeaderEpochCache } from '../checkpoint/leader-epoch-cache.js';
 import type { LogConfig } from '../log-config.js';
 import { ProducerStateManager } from '../producer/producer-state-manager.js';
+import { withIndexes } from '../segment/index-residency.js';
+import { assumeSealedState } from '../segment/segment-state.js';
 import { Segment } from '../segment/segment.js';
 import type { SegmentRecovery } from '../segment/segment.js';
 import { recoveryVerdict } from './recovery-verdict.js';
@@ -214,12 +216,18 @@ async function recoverSegments(io: Io, segments: Segment[], cache: LeaderEpochCa
     const segment = segments[i] as Segment;
     // A clean segment whose scan does not end at its file size is recovered as after an unclean stop.
     let trusted = options.hadCleanShutdown;
-    if (i < start && !needsRebuild(segment)) {
-      if (await segment.loadState()) continue;
-      trusted = false;
+    const following = segments[i + 1];
+    // After a clean stop a sealed segment is not read: its state loads on first need (segment-state.ts).
+    if (options.hadCleanShutdown && following !== undefined && !segment.indexWasMissing) {
+      assumeSealedState(segment, following.baseOffset);
+      continue;
+    }
+    if (i < start) {
+      const found = await withIndexes(segment, async () => (needsRebuild(segment) ? 'rebuild' : (await segment.loadState()) ? 'loaded' : 'torn'), false);
+      if (found === 'loaded') continue;
+      if (found === 'torn') trusted = false;
     }
     // An index that fails its check is rebuilt from the .log; it never licenses a cut: the verdict decides.
-    const following = segments[i + 1];
     const result = await segment.recover(onBatch, mayRefuse ? (scanned) => checkRecovery(segment, scanned, options, following) : undefined);
     recovered++;
     rebuilt.add(segment);

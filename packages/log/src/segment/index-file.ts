@@ -46,7 +46,11 @@ export interface IndexFileOptions {
   readonly readOnly: boolean;
   /** Mirror capacity to start with when the file is new or empty. */
   readonly initialCapacityBytes: number;
+  /** An existing file is not read at open: load() reads it before the first use of the mirror. */
+  readonly lazy?: boolean;
 }
+
+const UNLOADED = Buffer.alloc(0);
 
 /** Bytes the mirror of an empty index starts with before growing by doubling. */
 export const INITIAL_MIRROR_BYTES = 64 * 1024;
@@ -67,10 +71,12 @@ export class IndexFile {
   private failure: unknown;
   private failureListener: ((error: unknown) => void) | null;
   private tail: Promise<void>;
+  private loadedValue: boolean;
+  private loading: Promise<void> | null;
   /** True when open() created the file (or, lazily, will create it). */
   readonly newlyCreated: boolean;
 
-  private constructor(io: Io, path: string, options: IndexFileOptions, state: { file: IoFile | null; mirror: Buffer; usedBytes: number; fileBytes: number; newlyCreated: boolean }) {
+  private constructor(io: Io, path: string, options: IndexFileOptions, state: { file: IoFile | null; mirror: Buffer; usedBytes: number; fileBytes: number; newlyCreated: boolean; loaded?: boolean }) {
     this.io = io;
     this.pathValue = path;
     this.entryBytes = options.entryBytes;
@@ -87,6 +93,8 @@ export class IndexFile {
     this.failureListener = null;
     this.tail = Promise.resolve();
     this.newlyCreated = state.newlyCreated;
+    this.loadedValue = state.loaded ?? true;
+    this.loading = null;
   }
 
   /**
@@ -98,10 +106,18 @@ export class IndexFile {
     assert(options.entryBytes > 0, 'IndexFile.open: entryBytes must be positive');
     assert(options.initialCapacityBytes >= 0, 'IndexFile.open: initialCapacityBytes must be non-negative');
     if (await io.exists(path)) {
+      if (options.lazy === true) {
+        // A stat, not an fstat: through the handle cache the descriptor is not opened until load().
+        const size = (await io.stat(path)).size;
+        const file = await io.open(path, { readOnly: options.readOnly });
+        const usedBytes = size - (size % options.entryBytes);
+        return new IndexFile(io, path, options, { file, mirror: UNLOADED, usedBytes, fileBytes: size, newlyCreated: false, loaded: false });
+      }
       const file = await io.open(path, { readOnly: options.readOnly });
       try {
         const size = await file.size();
-        const mirror = Buffer.alloc(Math.max(size, options.initialCapacityBytes));
+        // Exactly the file's bytes: a sealed index never grows, an active one grows by doubling (reserve).
+        const mirror = Buffer.alloc(size);
         const read = size === 0 ? 0 : await file.pread(mirror, 0, size);
         const usedBytes = read - (read % options.entryBytes);
         return new IndexFile(io, path, options, { file, mirror, usedBytes, fileBytes: read, newlyCreated: false });
@@ -131,7 +147,57 @@ export class IndexFile {
 
   /** The mirror; valid bytes are [0, usedBytes). The buffer is replaced when it grows: do not keep it. */
   get mirror(): Buffer {
+    assert(this.loadedValue, 'IndexFile: the mirror is used before load()');
     return this.mirrorValue;
+  }
+
+  /** False while a lazily opened or unloaded file's bytes are not in memory. */
+  get isLoaded(): boolean {
+    return this.loadedValue;
+  }
+
+  /** Bytes the mirror holds in memory (0 while unloaded). */
+  get memoryBytes(): number {
+    return this.mirrorValue.length;
+  }
+
+  /**
+   * Reads the file into the mirror (exactly its bytes) unless loaded;
+   * concurrent callers share one read. Nothing is dirty while unloaded, so
+   * the file is the truth.
+   */
+  load(): Promise<void> {
+    if (this.loadedValue) return Promise.resolve();
+    this.loading ??= this.readWhole().finally(() => {
+      this.loading = null;
+    });
+    return this.loading;
+  }
+
+  private async readWhole(): Promise<void> {
+    if (this.failure !== undefined) throw this.failure;
+    const file = this.requireFile();
+    const mirror = Buffer.alloc(this.fileBytesValue);
+    const read = mirror.length === 0 ? 0 : await file.pread(mirror, 0, mirror.length);
+    if (this.loadedValue) return;
+    const whole = read - (read % this.entryBytes);
+    if (whole < this.usedBytesValue) this.usedBytesValue = whole;
+    this.dirtyFrom = this.usedBytesValue;
+    this.mirrorValue = mirror;
+    this.loadedValue = true;
+  }
+
+  /**
+   * Drops the mirror (the index cache's eviction) when nothing is pending:
+   * no dirty bytes, no queued write-back, no load in flight, not closed.
+   * Returns whether it was dropped; load() brings it back from the file.
+   */
+  unload(): boolean {
+    if (!this.loadedValue || this.closed || this.writeQueued || this.loading !== null || this.file === null) return false;
+    if (this.dirtyFrom < this.usedBytesValue || this.failure !== undefined) return false;
+    this.mirrorValue = UNLOADED;
+    this.loadedValue = false;
+    return true;
   }
 
   get usedBytes(): number {
@@ -171,6 +237,7 @@ export class IndexFile {
    */
   reserve(bytes: number): number {
     this.checkWritable();
+    assert(this.loadedValue, 'IndexFile.reserve: before load()');
     const needed = this.usedBytesValue + bytes;
     if (needed > this.mirrorValue.length) {
       const grown = Buffer.alloc(Math.max(needed, this.mirrorValue.length * 2, INITIAL_MIRROR_BYTES));
@@ -192,6 +259,7 @@ export class IndexFile {
     this.checkWritable();
     assert(bytes >= 0 && bytes <= this.usedBytesValue, 'IndexFile.truncateUsed: bytes out of range');
     assert(bytes % this.entryBytes === 0, 'IndexFile.truncateUsed: bytes must be whole entries');
+    assert(this.loadedValue, 'IndexFile.truncateUsed: before load()');
     this.usedBytesValue = bytes;
     if (this.dirtyFrom > bytes) this.dirtyFrom = bytes;
     if (this.sizing === 'exact') this.scheduleWrite();

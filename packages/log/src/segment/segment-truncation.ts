@@ -31,6 +31,7 @@ export interface TruncatableSegment {
   readonly logFile: SegmentFileRef;
   readonly offsetIndex: OffsetIndex;
   readonly timeIndex: TimeIndex;
+  ensureState(): Promise<void>;
   readonly txnIndex: TxnIndex | null;
   size: number;
   readablePosition: number;
@@ -52,6 +53,8 @@ export interface TruncatableSegment {
  */
 export async function truncateSegment(segment: TruncatableSegment, offset: number, nowMs: number): Promise<number> {
   assert(segment.readablePosition === segment.size, 'Segment.truncateTo: writes still pending');
+  // It becomes the active segment: its exact next offset and timestamps (segment-state.ts).
+  await segment.ensureState();
   const reader = new BatchHeaderReader(segment.logFile.file);
   const found = await segment.translateOffset(offset, reader, segment.size);
   segment.offsetIndex.truncateTo(offset);

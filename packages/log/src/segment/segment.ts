@@ -37,19 +37,24 @@
 // SegmentReader's, in segment-reader.ts; the recovery scan, index rebuild and
 // fsyncgate re-write are in segment-recovery.ts; follower truncation and the
 // reset before a recovery scan in segment-truncation.ts. Segment keeps the
-// state.
+// state. open() does not read the .index and .timeindex: every operation
+// that looks at entries runs in withIndexes(), which loads them first and
+// holds them in memory meanwhile; sealed ones are evicted under the
+// LogManager's indexCacheBytes (index-residency.ts).
 
 import { assert } from '@seglog/common';
 import type { Io } from '@seglog/io';
 import { RecordBatch } from '@seglog/records';
 import { FileNames } from '../file-names.js';
+import { holdWhile, pinSegmentFiles } from '../log-dir/handle-cache.js';
 import type { TransientKind } from '../file-names.js';
 import { SegmentFileRef } from '../fetch-plan.js';
 import type { BatchHeaderReader } from './batch-header-reader.js';
-import { corruptIndex } from './index-errors.js';
 import type { DamagedRange } from '../recovery/damage-survey.js';
 import type { LogConfig } from '../log-config.js';
+import { forgetIndexes, sanityCheckIndexes, setIndexesPinned, withIndexes } from './index-residency.js';
 import { OffsetIndex } from './offset-index.js';
+import { ensureSegmentState } from './segment-state.js';
 import { TimeIndex } from './time-index.js';
 import { loadTrustedState, rebuildIndexesOnce, recoverSegment, rewriteFrom } from './segment-recovery.js';
 import type { SegmentRecovery } from './segment-recovery.js';
@@ -96,6 +101,8 @@ export class Segment {
   bytesSinceLastIndexEntry: number;
   /** The file was ftruncated to segment.bytes and must be trimmed on roll/close. */
   preallocated: boolean;
+  /** False while a sealed segment's next offset is an upper bound and its timestamps unknown (segment-state.ts). */
+  stateKnown: boolean;
   /** The .index file was missing on open: recover before use. */
   indexWasMissing: boolean;
   /** A running rebuildIndexes() (concurrent readers that find the index wrong share it). */
@@ -125,6 +132,7 @@ export class Segment {
     this.bytesSinceLastIndexEntry = 0;
     this.preallocated = false;
     this.indexWasMissing = false;
+    this.stateKnown = true;
     this.indexRebuild = null;
     this.reader = new SegmentReader(this);
   }
@@ -148,6 +156,7 @@ export class Segment {
     const logPath = Segment.path(dir, baseOffset, 'log');
     const file = await io.open(logPath, { create: true, exclusive: true });
     const logFile = new SegmentFileRef(file);
+    holdWhile(file, () => logFile.refCount > 1);
     const opened: Array<{ delete(): Promise<void> }> = [];
     try {
       const indexOptions = { baseOffset, maxIndexBytes: config.segmentIndexBytes };
@@ -160,6 +169,7 @@ export class Segment {
       const segment = new Segment(io, dir, baseOffset, config, {
         logFile, offsetIndex, timeIndex, txnIndex, size: 0, nowMs: options.nowMs, rollJitterMs: options.rollJitterMs, lastModifiedMs: options.nowMs,
       });
+      segment.pinFiles(true);
       return segment;
     } catch (error) {
       for (const index of opened) await index.delete().catch(() => undefined);
@@ -179,8 +189,9 @@ export class Segment {
     const indexPath = Segment.path(dir, baseOffset, 'index');
     const indexWasMissing = !(await io.exists(indexPath));
     const logFile = new SegmentFileRef(await io.open(logPath));
+    holdWhile(logFile.file, () => logFile.refCount > 1);
     try {
-      const indexOptions = { baseOffset, maxIndexBytes: config.segmentIndexBytes };
+      const indexOptions = { baseOffset, maxIndexBytes: config.segmentIndexBytes, lazy: true };
       const offsetIndex = await OffsetIndex.open(io, indexPath, indexOptions);
       const timeIndex = await TimeIndex.open(io, Segment.path(dir, baseOffset, 'timeindex'), indexOptions);
       const txnPath = Segment.path(dir, baseOffset, 'txnindex');
@@ -207,13 +218,7 @@ export class Segment {
 
   /** Throws SEGLOG_ERR_INDEX_CORRUPT when an index fails Kafka's sanity check or points past the file. */
   sanityCheck(): void {
-    this.offsetIndex.sanityCheck();
-    this.timeIndex.sanityCheck();
-    this.txnIndex?.sanityCheck();
-    const entries = this.offsetIndex.entries;
-    if (entries > 0 && this.offsetIndex.entry(entries - 1).position >= this.size) {
-      throw corruptIndex(this.offsetIndex.path, `last entry points at or past the end of ${this.logFile.path}`);
-    }
+    sanityCheckIndexes(this);
   }
 
   /**
@@ -225,8 +230,12 @@ export class Segment {
    * caller must recover() the segment instead. Bad disk data is never an
    * assertion.
    */
+  /** Reads the state a clean open left unknown (no-op when known): before time retention, timestamp lookups, the cleaner. */
+  ensureState(): Promise<void> {
+    return ensureSegmentState(this);
+  }
   loadState(): Promise<boolean> {
-    return loadTrustedState(this);
+    return withIndexes(this, () => loadTrustedState(this));
   }
 
   /**
@@ -273,7 +282,7 @@ export class Segment {
    * replay over written, trusted bytes; CRCs are not checked).
    */
   forEachBatch(fromOffset: number, onBatch: (batch: RecordBatch) => void): Promise<void> {
-    return this.reader.forEachBatch(fromOffset, onBatch);
+    return withIndexes(this, () => this.reader.forEachBatch(fromOffset, onBatch));
   }
 
   /** Kafka's shouldRoll (§15), for an append of `sizeInBytes` bytes ending at `lastOffset`. */
@@ -293,7 +302,7 @@ export class Segment {
    * `limit`: true with its header in `reader`, false when there is none.
    */
   translateOffset(offset: number, reader: BatchHeaderReader, limit = this.readablePosition): Promise<boolean> {
-    return this.reader.translateOffset(offset, reader, limit);
+    return withIndexes(this, () => this.reader.translateOffset(offset, reader, limit));
   }
 
   /** The damaged ranges of the written bytes (recovery/damage-survey.ts), surveyed once and kept. */
@@ -314,7 +323,7 @@ export class Segment {
    * first batch does not fit.
    */
   readRange(startOffset: number, maxBytes: number, boundOffset: number, minOneMessage: boolean): Promise<SegmentRange | null> {
-    return this.reader.readRange(startOffset, maxBytes, boundOffset, minOneMessage);
+    return withIndexes(this, () => this.reader.readRange(startOffset, maxBytes, boundOffset, minOneMessage));
   }
 
   /**
@@ -322,7 +331,7 @@ export class Segment {
    * `timestamp` and offset ≥ `startingOffset`, or null.
    */
   findOffsetByTimestamp(timestamp: number, startingOffset: number): Promise<TimestampLookup | null> {
-    return this.reader.findOffsetByTimestamp(timestamp, startingOffset);
+    return withIndexes(this, () => this.reader.findOffsetByTimestamp(timestamp, startingOffset));
   }
 
   /**
@@ -333,7 +342,7 @@ export class Segment {
    * may throw to refuse the cut (the file is then left as it was).
    */
   recover(onBatch: (batch: RecordBatch) => void, checkBeforeCut?: (result: SegmentRecovery) => void): Promise<SegmentRecovery> {
-    return recoverSegment(this, () => this.resetForRecovery(), onBatch, checkBeforeCut);
+    return withIndexes(this, () => recoverSegment(this, () => this.resetForRecovery(), onBatch, checkBeforeCut), false);
   }
 
   /**
@@ -350,7 +359,7 @@ export class Segment {
    */
   rebuildIndexes(): Promise<void> {
     if (this.indexRebuild === null) {
-      this.indexRebuild = rebuildIndexesOnce(this).finally(() => {
+      this.indexRebuild = withIndexes(this, () => rebuildIndexesOnce(this), false).finally(() => {
         this.indexRebuild = null;
       });
     }
@@ -365,7 +374,7 @@ export class Segment {
    * (segment-recovery.ts). Returns the bytes re-written.
    */
   rewriteFrom(fromOffset: number): Promise<number> {
-    return rewriteFrom(this, fromOffset);
+    return withIndexes(this, () => rewriteFrom(this, fromOffset));
   }
 
   /**
@@ -375,7 +384,7 @@ export class Segment {
    */
   truncateTo(offset: number, nowMs: number): Promise<number> {
     this.reader.forgetCheckedFraming();
-    return truncateSegment(this, offset, nowMs);
+    return withIndexes(this, () => truncateSegment(this, offset, nowMs));
   }
 
   private resetForRecovery(): Promise<void> {
@@ -391,6 +400,19 @@ export class Segment {
     await this.trimLog();
   }
 
+  /**
+   * Active segments keep their descriptors and indexes (pinned); a sealed
+   * one's are the handle cache's and index budget's to drop while idle
+   * (handle-cache.ts, index-residency.ts). Pinned by create() and
+   * resizeIndexes(); the roll unpins the old segment once its successor
+   * exists, so a refused roll resumes with its descriptors open.
+   */
+  pinFiles(pinned: boolean): void {
+    const kinds = ['log', 'index', 'timeindex', 'txnindex'] as const;
+    pinSegmentFiles(this.io, kinds.map((kind) => Segment.path(this.dir, this.baseOffset, kind)), pinned);
+    setIndexesPinned(this, pinned);
+  }
+
   /** Cuts a preallocated file to the logical size. */
   async trimLog(): Promise<void> {
     if (!this.preallocated) return;
@@ -399,9 +421,12 @@ export class Segment {
   }
 
   /** Restores the indexes' capacity (the active segment after load and truncation). */
-  async resizeIndexes(): Promise<void> {
-    await this.offsetIndex.resize(this.config.segmentIndexBytes);
-    await this.timeIndex.resize(this.config.segmentIndexBytes);
+  resizeIndexes(): Promise<void> {
+    return withIndexes(this, async () => {
+      this.pinFiles(true);
+      await this.offsetIndex.resize(this.config.segmentIndexBytes);
+      await this.timeIndex.resize(this.config.segmentIndexBytes);
+    });
   }
 
   /**
@@ -441,6 +466,7 @@ export class Segment {
 
   /** Closes the indexes (trimmed, not synced) and drops the owner's reference on the .log handle. */
   async close(): Promise<void> {
+    forgetIndexes(this);
     const results = await Promise.allSettled([
       this.offsetIndex.close(),
       this.timeIndex.close(),

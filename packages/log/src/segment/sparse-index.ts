@@ -17,6 +17,8 @@ export interface IndexOpenOptions {
   readonly maxIndexBytes: number;
   /** Open read-only (tools): never create, write or resize. Default false. */
   readonly readOnly?: boolean;
+  /** Do not read an existing file at open; load() before the first lookup (segment/index-residency.ts). */
+  readonly lazy?: boolean;
 }
 
 /** Opens (creating and preallocating when missing) the storage of an index with `entryBytes` entries. */
@@ -32,6 +34,7 @@ export async function openIndexStorage(io: Io, path: string, options: IndexOpenO
     preallocateBytes,
     readOnly,
     initialCapacityBytes: Math.min(preallocateBytes, roundDown(INITIAL_MIRROR_BYTES, entryBytes)),
+    lazy: options.lazy ?? false,
   });
 }
 
@@ -64,6 +67,26 @@ export abstract class SparseIndex {
   /** entries × entryBytes: the bytes a trimmed file holds. */
   get sizeBytes(): number {
     return this.storage.usedBytes;
+  }
+
+  /** False while the entries are not in memory (lazily opened or evicted). */
+  get isLoaded(): boolean {
+    return this.storage.isLoaded;
+  }
+
+  /** Bytes of the in-memory mirror. */
+  get memoryBytes(): number {
+    return this.storage.memoryBytes;
+  }
+
+  /** Reads the entries into memory if they are not (IndexFile.load). */
+  load(): Promise<void> {
+    return this.storage.load();
+  }
+
+  /** Drops the entries from memory when nothing is pending (IndexFile.unload). */
+  unload(): boolean {
+    return this.storage.unload();
   }
 
   /** The file's current length (preallocated or trimmed). */

@@ -91,8 +91,8 @@ async function readPartition(ctx: BrokerContext, request: FetchRequest, topic: s
     });
   } catch (error) {
     round.errors++;
-    reportDamage(ctx, topic, p.partition, error);
-    return partitionError(p.partition, partitionErrorCodeOf(ctx.store, log, error), log);
+    const damaged = reportDamage(ctx, topic, p.partition, error);
+    return partitionError(p.partition, damaged ? kafkaErrorCode('CORRUPT_MESSAGE') : partitionErrorCodeOf(ctx.store, log, error), log);
   }
   const aborted = committed ? plan.abortedTransactions.map((t) => ({ producerId: t.producerId, firstOffset: t.firstOffset })) : null;
   const base = {
@@ -109,18 +109,25 @@ async function readPartition(ctx: BrokerContext, request: FetchRequest, topic: s
 }
 
 /**
- * Read-time damage (SEGLOG_ERR_LOG_CORRUPT_BATCH: a batch of a segment is
- * damaged on disk) is logged once per batch with its file and position; the
- * fetch gets CORRUPT_MESSAGE (2), Kafka's code for a corrupt batch at fetch,
- * and a fetch from the offset the message names reads on.
+ * Read-time damage is logged once per place with its file and position, and
+ * the fetch gets CORRUPT_MESSAGE (2), Kafka's code for a corrupt batch at
+ * fetch. Two kinds: SEGLOG_ERR_LOG_CORRUPT_BATCH (a batch of a segment is
+ * damaged on disk; a fetch from the offset the message names reads on) and
+ * SEGLOG_ERR_LOG_CORRUPTION met by a read (a sealed segment that lost bytes
+ * after a clean stop, found when its index first loads: every read of that
+ * segment is refused, the segments after it are served). Returns whether
+ * the error was one of them.
  */
-function reportDamage(ctx: BrokerContext, topic: string, partition: number, error: unknown): void {
-  if ((error as { code?: unknown } | null)?.code !== 'SEGLOG_ERR_LOG_CORRUPT_BATCH') return;
+function reportDamage(ctx: BrokerContext, topic: string, partition: number, error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== 'SEGLOG_ERR_LOG_CORRUPT_BATCH' && code !== 'SEGLOG_ERR_LOG_CORRUPTION') return false;
   const context = (error as { context?: { path?: unknown; position?: unknown } }).context;
   const key = `${String(context?.path)}@${String(context?.position)}`;
-  if (ctx.reportedDamage.has(key)) return;
+  if (ctx.reportedDamage.has(key)) return true;
   if (ctx.reportedDamage.size < MAX_REPORTED_DAMAGE) ctx.reportedDamage.add(key); // beyond the bound: said per fetch
-  ctx.options.log(`seglog broker: fetch ${topic}-${partition}: ${errorMessageOf(error)} (answered CORRUPT_MESSAGE)`);
+  const where = code === 'SEGLOG_ERR_LOG_CORRUPTION' ? ` (${String(context?.path)} at position ${String(context?.position)})` : '';
+  ctx.options.log(`seglog broker: fetch ${topic}-${partition}: ${errorMessageOf(error)}${where} (answered CORRUPT_MESSAGE)`);
+  return true;
 }
 
 function partitionError(partition: number, errorCode: number, log: PartitionLog | null): FetchPartitionResponse {
