@@ -47,6 +47,13 @@
 //   the next step is the filtering in a worker. Cleaned MB/s unchanged
 //   within the noise. The first version's call-to-result measure (which could
 //   not see event-loop time) gave 1.05x and 1.98x.
+//   Issue 20 follow-up (cleanp99): uncompressed batches filtered by copying kept
+//   records' bytes (no RecordInput per record, no re-encode). Five alternating
+//   pairs old/new, each SEGLOG_BENCH_COMPACTION_PART=latency
+//   SEGLOG_BENCH_COMPACTION_MIB=64 pnpm bench compaction --runs 3 (load average 7.5-10.5):
+//     p99 ratio old 3.69 / 4.24 / 10.69 / 2.97 / 3.65 (median 3.69),
+//               new 9.05 / 2.81 / 3.65 / 4.86 / 0.71 (median 3.65):
+//   no difference visible at that load; the 1.5x target not shown met.
 import { NodeIo } from '@seglog/io';
 import { LogConfig, LogManager } from '@seglog/log';
 import type { Log } from '@seglog/log';
