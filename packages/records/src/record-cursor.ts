@@ -218,6 +218,8 @@ export class RecordCursor {
   }
   /** Encoded size of the current record, including its length varint. */
   get sizeInBytes(): number { return this.recordSize; }
+  /** Where the current record (its length varint first) starts in `buffer`: with sizeInBytes, its raw bytes. */
+  get recordPosition(): number { return this.recordStart; }
   /** The buffer the positions below refer to (the batch's, or the decompressed payload). */
   get buffer(): Buffer { return this.buf; }
   get keyPosition(): number { return this.keyPos; }

@@ -24,6 +24,7 @@
 // - A batch that keeps everything and needs no horizon is copied verbatim
 //   (its CRC unchanged); a rebuilt batch gets a new CRC-32C.
 
+import { assert } from '@seglog/common';
 import { buildBatch, crc32c, RecordBatch } from '@seglog/records';
 import type { RecordInput } from '@seglog/records';
 import type { OffsetMap } from './offset-map.js';
@@ -32,6 +33,13 @@ const DELETE_HORIZON_FLAG = 0x40;
 const CODEC_MASK = 0x07;
 const ATTRIBUTES_OFFSET = 21;
 const CRC_OFFSET = 17;
+const BATCH_LENGTH_OFFSET = 8;
+const MAX_TIMESTAMP_OFFSET = 35;
+const RECORDS_COUNT_OFFSET = 57;
+const RECORDS_OFFSET = 61;
+/** baseOffset and batchLength: the bytes batchLength does not count. */
+const LOG_OVERHEAD_BYTES = 12;
+const NO_TIMESTAMP = -1;
 
 /** Aborted transactions per producer: [firstOffset, lastOffset] ranges (from the .txnindex files). */
 export class AbortedRanges {
@@ -86,12 +94,19 @@ function horizonPassed(batch: RecordBatch, ctx: FilterContext): boolean {
   return batch.hasDeleteHorizon && ctx.nowMs >= batch.deleteHorizonMs && batch.lastOffset < ctx.mapEndOffset;
 }
 
+// Kept records of the batch being filtered, as [position, end) ranges of the cursor's buffer: reused, so an
+// uncompressed batch is filtered with no per-record object (the previous form built one RecordInput per kept
+// record and re-encoded them all; the profile of the compaction bench's p99 case showed it, its CRC and GC).
+const keptRanges: number[] = [];
+
 export function filterBatch(batch: RecordBatch, ctx: FilterContext): FilterOutcome {
   if (batch.isControl) return filterMarker(batch, ctx);
   const aborted = isAbortedData(batch, ctx);
   const expired = horizonPassed(batch, ctx);
-  const kept: RecordInput[] = [];
+  keptRanges.length = 0;
+  let keptCount = 0;
   let tombstones = 0;
+  let maxTimestamp = NO_TIMESTAMP;
   const cursor = batch.records();
   const base = batch.baseTimestamp;
   while (cursor.next()) {
@@ -99,25 +114,75 @@ export function filterBatch(batch: RecordBatch, ctx: FilterContext): FilterOutco
     const key = cursor.key;
     if (key === null) continue;
     if (ctx.map.get(key) > cursor.offset) continue;
-    const value = cursor.value;
-    if (value === null) {
+    if (cursor.valueLength < 0) {
       if (expired) continue;
       tombstones++;
     }
-    kept.push({
-      key, value, headers: cursor.headers(), timestamp: base + cursor.timestampDelta, offsetDelta: cursor.offsetDelta,
-    });
+    keptCount++;
+    if (base + cursor.timestampDelta > maxTimestamp) maxTimestamp = base + cursor.timestampDelta;
+    const position = cursor.recordPosition;
+    const last = keptRanges.length - 1;
+    // Adjacent kept records are one range: a batch that loses few records is copied in few pieces.
+    if (last > 0 && keptRanges[last] === position) keptRanges[last] = position + cursor.sizeInBytes;
+    else keptRanges.push(position, position + cursor.sizeInBytes);
   }
   const count = batch.recordsCount;
   const isLast = batch.producerId >= 0 && ctx.lastBatchOfProducer.get(batch.producerId) === batch.lastOffset;
-  const stays = kept.length > 0 || isLast;
+  const stays = keptCount > 0 || isLast;
   if (batch.isTransactional) ctx.txnKept.set(batch.producerId, (ctx.txnKept.get(batch.producerId) ?? false) || stays);
   if (!stays) return { kind: 'drop', removedRecords: count };
   const needsHorizon = tombstones > 0 && !batch.hasDeleteHorizon;
   const horizon = batch.hasDeleteHorizon ? batch.deleteHorizonMs : needsHorizon ? ctx.nowMs + ctx.deleteRetentionMs : null;
-  if (horizon !== null && kept.length > 0 && horizon < ctx.earliestHorizonMs) ctx.earliestHorizonMs = horizon;
-  if (kept.length === count && !needsHorizon) return KEEP;
-  return { kind: 'rebuilt', bytes: rebuild(batch, kept, kept.length === 0 ? null : horizon), removedRecords: count - kept.length };
+  if (horizon !== null && keptCount > 0 && horizon < ctx.earliestHorizonMs) ctx.earliestHorizonMs = horizon;
+  if (keptCount === count && !needsHorizon) return KEEP;
+  const removedRecords = count - keptCount;
+  if (keptCount === 0) return { kind: 'rebuilt', bytes: rebuild(batch, [], null), removedRecords };
+  // Uncompressed, baseTimestamp unchanged (no new horizon): the kept records' bytes are valid as they are
+  // (their deltas are against the unchanged base offset and timestamp); only the header's length, count,
+  // maxTimestamp and CRC change. Otherwise (a codec, or a new horizon moving baseTimestamp) re-encode.
+  if (batch.compression === 0 && !needsHorizon) {
+    const logAppendTime = batch.timestampType === 'LogAppendTime';
+    const header = { count: keptCount, maxTimestamp: logAppendTime ? batch.maxTimestamp : maxTimestamp };
+    const fastBytes = copyKept(batch, cursor.buffer, header);
+    return { kind: 'rebuilt', bytes: fastBytes, removedRecords };
+  }
+  return { kind: 'rebuilt', bytes: rebuild(batch, keptRecords(batch), horizon), removedRecords };
+}
+
+/** The records of `batch` inside keptRanges, as builder inputs (a second walk: only for re-encoded batches). */
+function keptRecords(batch: RecordBatch): RecordInput[] {
+  const kept: RecordInput[] = [];
+  const cursor = batch.records();
+  const base = batch.baseTimestamp;
+  let range = 0;
+  while (cursor.next()) {
+    const position = cursor.recordPosition;
+    while (range < keptRanges.length && (keptRanges[range + 1] as number) <= position) range += 2;
+    if (range >= keptRanges.length || position < (keptRanges[range] as number)) continue;
+    kept.push({
+      key: cursor.key, value: cursor.value, headers: cursor.headers(), timestamp: base + cursor.timestampDelta, offsetDelta: cursor.offsetDelta,
+    });
+  }
+  return kept;
+}
+
+/** The 61-byte header of `batch` followed by the kept ranges of `payload`; length, count, maxTimestamp, CRC patched. */
+function copyKept(batch: RecordBatch, payload: Buffer, header: { readonly count: number; readonly maxTimestamp: number }): Buffer {
+  const { count, maxTimestamp } = header;
+  assert(count > 0 && count <= batch.recordsCount, 'copyKept: a kept count within the batch');
+  let size = RECORDS_OFFSET;
+  for (let i = 0; i < keptRanges.length; i += 2) size += (keptRanges[i + 1] as number) - (keptRanges[i] as number);
+  const bytes = Buffer.allocUnsafe(size);
+  batch.bytes().copy(bytes, 0, 0, RECORDS_OFFSET);
+  let position = RECORDS_OFFSET;
+  for (let i = 0; i < keptRanges.length; i += 2) position += payload.copy(bytes, position, keptRanges[i] as number, keptRanges[i + 1] as number);
+  assert(position === size, 'copyKept: the kept ranges fill the batch exactly');
+  bytes.writeInt32BE(size - LOG_OVERHEAD_BYTES, BATCH_LENGTH_OFFSET);
+  bytes.writeInt32BE(Math.floor(maxTimestamp / 0x1_0000_0000), MAX_TIMESTAMP_OFFSET);
+  bytes.writeUInt32BE(maxTimestamp >>> 0, MAX_TIMESTAMP_OFFSET + 4);
+  bytes.writeInt32BE(count, RECORDS_COUNT_OFFSET);
+  bytes.writeUInt32BE(crc32c(bytes.subarray(ATTRIBUTES_OFFSET)), CRC_OFFSET);
+  return bytes;
 }
 
 function filterMarker(batch: RecordBatch, ctx: FilterContext): FilterOutcome {
