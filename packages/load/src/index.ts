@@ -22,3 +22,7 @@ export { LoadErrorCode } from './load-error.js';
 export { parseLoadArgs, LOAD_USAGE } from './load-args.js';
 export { formatReport } from './format-report.js';
 export { defaultMergeWorkers, warmMergeWorkers } from './merge-pool.js';
+export { ReadCommittedChecker } from './read-committed-checker.js';
+export type { ReadCommittedSetup, ReadCommittedResult, AbortedTxn } from './read-committed-checker.js';
+export { fillPayload } from './payload.js';
+export type { PayloadIdentity, PayloadKind } from './payload.js';
