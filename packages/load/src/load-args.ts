@@ -30,6 +30,10 @@ export const LOAD_USAGE = `usage: pnpm load [--] (or: seglog-load) --topic T (--
   --streaming-compression    batches bounded by compressed size; a backlog is compressed once into one batch
   --max-batch-bytes B        the broker's max.message.bytes, bound of a compressed batch (default 1048588)
   --buffer-bytes B           buffer.memory per producer with --streaming-compression (default 33554432)
+  --merge-workers N          threads that compress merged batches with --streaming-compression, 0..64; 0 merges
+                             on the producing thread (default: cores - 1, 1..4)
+  --merge-deadline-ms MS     a merge not answered in MS fails, its worker is replaced and merging demotes
+                             to the uncompressed-bounded path (default 10000)
   --payload K                random (incompressible) | text (~5x compressible) (default random)
   --max-in-flight N          produce requests in flight per connection (default 5)
   --max-request-bytes B      bound of one produce request, packed by exact batch bytes (default 104857600)
@@ -81,7 +85,7 @@ export function parseLoadArgs(argv: readonly string[]): { options: Partial<LoadO
         acks: { type: 'string' }, idempotent: { type: 'boolean' }, compression: { type: 'string' }, 'linger-ms': { type: 'string' },
         'batch-bytes': { type: 'string' }, 'max-in-flight': { type: 'string' }, 'max-request-bytes': { type: 'string' }, 'create-topic': { type: 'boolean' },
         'streaming-compression': { type: 'boolean' }, 'max-batch-bytes': { type: 'string' }, 'buffer-bytes': { type: 'string' },
-        payload: { type: 'string' },
+        'merge-workers': { type: 'string' }, 'merge-deadline-ms': { type: 'string' }, payload: { type: 'string' },
         'no-verify': { type: 'boolean' }, 'broker-pid': { type: 'string' }, 'request-timeout-ms': { type: 'string' },
         group: { type: 'string' }, consumers: { type: 'string' }, assignor: { type: 'string' }, 'session-timeout-ms': { type: 'string' },
         'rebalance-timeout-ms': { type: 'string' }, 'heartbeat-interval-ms': { type: 'string' }, 'auto-commit-interval-ms': { type: 'string' },
@@ -114,6 +118,8 @@ export function parseLoadArgs(argv: readonly string[]): { options: Partial<LoadO
   set('batchBytes', int('batch-bytes', values['batch-bytes'], 1));
   set('maxBatchBytes', int('max-batch-bytes', values['max-batch-bytes'], 1));
   set('bufferBytes', int('buffer-bytes', values['buffer-bytes'], 1));
+  set('mergeWorkers', int('merge-workers', values['merge-workers'], 0));
+  set('mergeDeadlineMs', int('merge-deadline-ms', values['merge-deadline-ms'], 1));
   set('maxInFlight', int('max-in-flight', values['max-in-flight'], 1));
   set('maxRequestBytes', int('max-request-bytes', values['max-request-bytes'], 1));
   set('brokerPid', int('broker-pid', values['broker-pid'], 1));

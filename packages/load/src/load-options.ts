@@ -9,8 +9,9 @@ import type { Broker } from '@seglog/broker';
 import { GROUP_ASSIGNORS } from './group-assignor.js';
 import type { GroupAssignor } from './group-assignor.js';
 import { LoadErrorCode, loadError } from './load-error.js';
+import { MERGE_FAULT_KINDS } from './merge-job.js';
 import type { MergeFaultKind } from './merge-job.js';
-import { defaultMergeWorkers } from './merge-pool.js';
+import { DEFAULT_MERGE_DEADLINE_MS, defaultMergeWorkers } from './merge-pool.js';
 import { PAYLOAD_HEADER_BYTES, PAYLOAD_KINDS } from './payload.js';
 import type { PayloadKind } from './payload.js';
 
@@ -115,6 +116,8 @@ export interface LoadOptions {
    * producer's thread, in a later macrotask. Default: cores − 1, 1..4.
    */
   readonly mergeWorkers: number;
+  /** A merge not answered within this many ms fails (its worker is terminated) and merging demotes (default 10000). */
+  readonly mergeDeadlineMs: number;
   /** Test hook (see LoadMergeFault). */
   readonly mergeFault: LoadMergeFault | null;
   /**
@@ -188,6 +191,7 @@ export const LOAD_DEFAULTS: LoadOptions = Object.freeze({
   bufferBytes: 32 * 1024 * 1024,
   payload: 'random',
   mergeWorkers: defaultMergeWorkers(),
+  mergeDeadlineMs: DEFAULT_MERGE_DEADLINE_MS,
   mergeFault: null,
   maxRequestBytes: 104_857_600,
   maxInFlight: 5,
@@ -259,8 +263,9 @@ export function resolveLoadOptions(partial: Partial<LoadOptions>): LoadOptions {
     if (o.bufferBytes < o.batchBytes) throw usage('bufferBytes must be at least batchBytes');
   }
   if (!Number.isInteger(o.mergeWorkers) || o.mergeWorkers < 0 || o.mergeWorkers > 64) throw usage(`mergeWorkers must be an integer in 0..64, got ${o.mergeWorkers}`);
-  if (o.mergeFault !== null && !(Number.isInteger(o.mergeFault.merge) && o.mergeFault.merge >= 1 && (o.mergeFault.kind === 'throw' || o.mergeFault.kind === 'exit'))) {
-    throw usage('mergeFault needs merge >= 1 and kind throw or exit');
+  positiveInt('mergeDeadlineMs', o.mergeDeadlineMs, 0x7fffffff);
+  if (o.mergeFault !== null && !(Number.isInteger(o.mergeFault.merge) && o.mergeFault.merge >= 1 && MERGE_FAULT_KINDS.includes(o.mergeFault.kind))) {
+    throw usage(`mergeFault needs merge >= 1 and kind one of ${MERGE_FAULT_KINDS.join(', ')}`);
   }
   positiveInt('maxRequestBytes', o.maxRequestBytes, 0x7fffffff);
   const batchMax = o.streamingCompression ? o.maxBatchBytes : o.batchBytes + o.recordBytes + STREAMING_RECORD_SLACK_BYTES;

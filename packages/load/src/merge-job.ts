@@ -16,8 +16,10 @@ import { SeglogError } from '@seglog/common';
 import { BoundedBatchBuilder, Codec, buildBatch } from '@seglog/records';
 import type { CodecId, RecordInput } from '@seglog/records';
 
-/** Test hook of a job: the worker throws inside the merge, or exits (a crashed worker). */
-export type MergeFaultKind = 'throw' | 'exit';
+/** Test hook of a job: the worker throws inside the merge, exits (a crashed worker), or never answers (a hung one). */
+export type MergeFaultKind = 'throw' | 'exit' | 'hang';
+
+export const MERGE_FAULT_KINDS: readonly MergeFaultKind[] = ['throw', 'exit', 'hang'];
 
 export interface MergeJob {
   readonly id: number;

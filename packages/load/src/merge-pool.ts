@@ -9,7 +9,9 @@
 // idle worker is unref'd, so it never keeps the process alive. A worker that
 // fails (an 'error' event, or an exit) fails its job with a MergeResult whose
 // `failure` says so (the accumulator demotes; no record is lost) and is
-// replaced on the next job. From source (this file is .ts: tsx, the
+// replaced on the next job. A worker that has not answered its job within
+// the pool's deadline (counted from when the worker has loaded) is taken as hung: it is terminated and the job fails
+// the same way. From source (this file is .ts: tsx, the
 // 'source' export condition) the worker registers tsx first; from dist it
 // loads merge-worker.js directly.
 
@@ -19,6 +21,9 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { MergeJob, MergeResult } from './merge-job.js';
 import { failedMerge, runMergeJob } from './merge-job.js';
+
+/** How long a merge job may take before its worker is taken as hung (a 1 MiB zstd merge takes milliseconds). */
+export const DEFAULT_MERGE_DEADLINE_MS = 10_000;
 
 /** Merge workers by default: the cores beyond the producer's own thread, 1..4. */
 export function defaultMergeWorkers(): number {
@@ -33,10 +38,13 @@ interface Pending {
 class MergeWorker {
   readonly worker: Worker;
   job: Pending | null;
+  /** The running job's deadline (null when idle). */
+  deadline: NodeJS.Timeout | null;
   readonly ready: Promise<void>;
 
   constructor(onResult: (w: MergeWorker, result: MergeResult) => void, onGone: (w: MergeWorker, why: string) => void) {
     this.job = null;
+    this.deadline = null;
     this.worker = startWorker();
     this.worker.unref();
     let markReady: () => void = () => undefined;
@@ -78,25 +86,29 @@ function transferable(job: MergeJob): ArrayBuffer[] {
 }
 
 export class MergePool {
-  private static readonly pools = new Map<number, MergePool>();
+  private static readonly pools = new Map<string, MergePool>();
   readonly size: number;
+  /** A job not answered within this many ms fails and its worker is terminated. */
+  readonly deadlineMs: number;
   private readonly workers: MergeWorker[];
   private readonly queue: Pending[];
   private nextId: number;
 
-  private constructor(size: number) {
+  private constructor(size: number, deadlineMs: number) {
     this.size = size;
+    this.deadlineMs = deadlineMs;
     this.workers = [];
     this.queue = [];
     this.nextId = 1;
   }
 
-  /** The process-wide pool of `size` workers. */
-  static shared(size: number): MergePool {
-    let pool = MergePool.pools.get(size);
+  /** The process-wide pool of `size` workers whose jobs must answer within `deadlineMs`. */
+  static shared(size: number, deadlineMs: number = DEFAULT_MERGE_DEADLINE_MS): MergePool {
+    const key = `${size}/${deadlineMs}`;
+    let pool = MergePool.pools.get(key);
     if (pool === undefined) {
-      pool = new MergePool(size);
-      MergePool.pools.set(size, pool);
+      pool = new MergePool(size, deadlineMs);
+      MergePool.pools.set(key, pool);
     }
     return pool;
   }
@@ -116,7 +128,13 @@ export class MergePool {
   run(job: MergeJob): Promise<MergeResult> {
     return new Promise<MergeResult>((resolve) => {
       if (this.size === 0) {
-        setImmediate(() => resolve(job.fault === 'exit' ? failedMerge(job.id, 'merge exited (in-thread)') : runMergeJob(job)));
+        // The same contract on this thread: a 'hang' job never answers and its deadline fails it.
+        const deadline = setTimeout(() => resolve(failedMerge(job.id, `merge hung: no answer in ${this.deadlineMs} ms (in-thread)`)), this.deadlineMs);
+        setImmediate(() => {
+          if (job.fault === 'hang') return;
+          clearTimeout(deadline);
+          resolve(job.fault === 'exit' ? failedMerge(job.id, 'merge exited (in-thread)') : runMergeJob(job));
+        });
         return;
       }
       this.queue.push({ job, resolve });
@@ -141,6 +159,11 @@ export class MergePool {
       const pending = this.queue.shift() as Pending;
       idle.job = pending;
       idle.worker.ref(); // a job in flight keeps the process alive until it settles
+      // The deadline counts from when the worker has loaded (a fresh worker's start-up is not the job's time).
+      const w = idle;
+      void w.ready.then(() => {
+        if (w.job === pending && w.deadline === null) w.deadline = setTimeout(() => this.onGone(w, `merge worker hung: no answer in ${this.deadlineMs} ms`), this.deadlineMs);
+      });
       idle.worker.postMessage(pending.job, transferable(pending.job));
     }
   }
@@ -153,10 +176,17 @@ export class MergePool {
 
   private onResult(w: MergeWorker, result: MergeResult): void {
     const pending = w.job;
-    w.job = null;
-    w.worker.unref();
+    this.settle(w);
     if (pending !== null) pending.resolve(result.id === pending.job.id ? result : failedMerge(pending.job.id, 'merge worker answered another job'));
     this.dispatch();
+  }
+
+  /** The worker's job is over (answered, failed or timed out): it is idle and no longer keeps the process alive. */
+  private settle(w: MergeWorker): void {
+    if (w.deadline !== null) clearTimeout(w.deadline);
+    w.deadline = null;
+    w.job = null;
+    w.worker.unref();
   }
 
   private onGone(w: MergeWorker, why: string): void {
@@ -165,14 +195,13 @@ export class MergePool {
     this.workers.splice(at, 1);
     void w.worker.terminate();
     const pending = w.job;
-    w.job = null;
-    w.worker.unref();
+    this.settle(w);
     if (pending !== null) pending.resolve(failedMerge(pending.job.id, why));
     this.dispatch();
   }
 }
 
 /** Starts the process-wide pool of `size` merge workers and waits until they have loaded (a benchmark's untimed setup). */
-export function warmMergeWorkers(size: number = defaultMergeWorkers()): Promise<void> {
-  return MergePool.shared(size).warm();
+export function warmMergeWorkers(size: number = defaultMergeWorkers(), deadlineMs: number = DEFAULT_MERGE_DEADLINE_MS): Promise<void> {
+  return MergePool.shared(size, deadlineMs).warm();
 }

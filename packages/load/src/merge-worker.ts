@@ -9,6 +9,7 @@ const port = parentPort;
 if (port === null) throw new Error('merge-worker.ts runs only as a worker thread');
 port.on('message', (job: MergeJob) => {
   if (job.fault === 'exit') process.exit(3); // test hook: a worker that dies mid-merge
+  if (job.fault === 'hang') return; // test hook: a worker that never answers (the pool's deadline ends it)
   port.postMessage(runMergeJob(job));
 });
 port.postMessage('ready');

@@ -183,7 +183,7 @@ export class StreamingAccumulator implements BatchAccumulator {
     this.merging = options.compression !== 'none';
     this.unsentBytes = 0;
     this.mergesStarted = 0;
-    this.pool = MergePool.shared(options.mergeWorkers);
+    this.pool = MergePool.shared(options.mergeWorkers, options.mergeDeadlineMs);
     this.generation = 0;
     this.inFlightMerges = 0;
     this.offerRecords = Math.max(this.recordsPerBatch + 1, Math.ceil((FIRST_OFFER_RATIO * options.maxBatchBytes) / options.recordBytes));

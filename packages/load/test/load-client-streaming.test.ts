@@ -137,9 +137,11 @@ describe('load client --streaming-compression', () => {
     expect(report.produce.streaming?.mergeErrors).toBe(1);
   });
 
-  it.each(['throw', 'exit'] as const)('a merge worker that fails (%s) demotes to the uncompressed-bounded path for good: no record lost, integrity holds', async (kind) => {
+  it.each(['throw', 'exit', 'hang'] as const)('a merge worker that fails (%s) demotes to the uncompressed-bounded path for good: no record lost, integrity holds', async (kind) => {
     const report = await runLoad({
       ...BASE, partitions: 1, compression: 'zstd', streamingCompression: true, maxBatchBytes: 64 * 1024, mergeWorkers: 1, mergeFault: { merge: 2, kind },
+      // A hung worker is ended by the deadline; 1 s is far above a 64 KiB merge and keeps the test short.
+      mergeDeadlineMs: kind === 'hang' ? 1000 : 10_000,
       port: broker.port, topic: topic(),
     });
     expectIntact(report);
@@ -187,6 +189,12 @@ describe('pnpm load arguments for streaming compression', () => {
       json: false, options: { streamingCompression: true, maxBatchBytes: 65536, bufferBytes: 1_048_576, payload: 'text' },
     });
     expect(() => parseLoadArgs(['--payload', 'zeros'])).toThrow(expect.objectContaining({ code: 'SEGLOG_ERR_LOAD_USAGE' }));
+    expect(parseLoadArgs(['--merge-workers', '0', '--merge-deadline-ms', '2500'])).toEqual({ json: false, options: { mergeWorkers: 0, mergeDeadlineMs: 2500 } });
+    expect(parseLoadArgs(['--merge-workers', '3'])).toEqual({ json: false, options: { mergeWorkers: 3 } });
+    expect(() => parseLoadArgs(['--merge-workers=-1'])).toThrow(/--merge-workers must be an integer >= 0/);
+    expect(() => parseLoadArgs(['--merge-deadline-ms', '0'])).toThrow(/--merge-deadline-ms must be an integer >= 1/);
+    expect(() => resolveLoadOptions({ ...BASE, mergeWorkers: 65 })).toThrow(/mergeWorkers must be an integer in 0..64/);
+    expect(() => resolveLoadOptions({ ...BASE, mergeDeadlineMs: 0 })).toThrow(/mergeDeadlineMs/);
   });
 });
 

@@ -104,6 +104,24 @@ describe('merge pool', () => {
     expectHolds(after, await pool.run({ ...after, values: Buffer.from(after.values), timestamps: new Float64Array(after.timestamps) }));
   });
 
+  it('a job not answered by its deadline fails, its worker is replaced, and the jobs queued behind it are answered', async () => {
+    for (const size of [1, 0]) {
+      const pool = MergePool.shared(size, 500);
+      expect(pool.deadlineMs).toBe(500);
+      expect(MergePool.shared(size, 500)).toBe(pool);
+      expect(MergePool.shared(size)).not.toBe(pool);
+      const hung = job(pool.newJobId(), 'merge', Codec.gzip, 50, 512, 32 * 1024, 7);
+      const next = job(pool.newJobId(), 'merge', Codec.gzip, 50, 512, 32 * 1024, 8);
+      const [a, b] = await Promise.all([
+        pool.run({ ...hung, fault: 'hang' }),
+        pool.run({ ...next, values: Buffer.from(next.values), timestamps: new Float64Array(next.timestamps) }),
+      ]);
+      expect(a).toMatchObject({ id: hung.id, accepted: 0, batch: null });
+      expect(a.failure).toMatch(/hung: no answer in 500 ms/);
+      expectHolds(next, b);
+    }
+  });
+
   it('jobs queued behind one worker are all answered, each with its own result', async () => {
     const pool = MergePool.shared(1);
     const jobs = Array.from({ length: 12 }, (_, i) => job(pool.newJobId(), i % 2 === 0 ? 'merge' : 'plain', CODECS[i % 4] as CodecId, 40 + i, 256, 16 * 1024, i));
