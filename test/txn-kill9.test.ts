@@ -12,10 +12,17 @@
 // offsets are pending and the transaction is likely still open; TxnOffsetCommit
 // sent; the transactional Produce sent), chosen by counts, not by time.
 //
-// Checked at the end with a read_committed reader (kafkajs, which drops
-// aborted batches itself): every output partition holds exactly the
-// transformed input partition, in order, each record once; the committed
-// input offsets are the input ends.
+// The transform turns input record i (value `r<i>`, on partition i % 2 at
+// offset ⌊i / 2⌋) into the load payload of (producer 0, partition i % 2,
+// sequence ⌊i / 2⌋), derived from the record's content, not the processor's
+// position, so a slice processed twice shows up as sequences delivered twice.
+// The verdict is the load client's ReadCommittedChecker, fed the raw
+// read_committed Fetch answers of each output partition (small answers, so
+// the aborted lists arrive piecewise as a consumer gets them): sequences
+// 0 .. 119 of each partition delivered once, in order, intact; no aborted
+// record delivered, no committed one dropped, no delivered transaction left
+// without a marker. The aborted transactions the kills leave must be there
+// (records filtered), and the committed input offsets are the input ends.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,9 +31,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildBatch } from '@seglog/records';
 import { KAFKA_ERROR_CODES } from '@seglog/broker';
+import { ReadCommittedChecker, fillPayload } from '@seglog/load';
+import type { AbortedTxn, ReadCommittedResult } from '@seglog/load';
 import { RawClient } from '../packages/broker/test/raw-client.js';
 import { fetch, produce, valuesOf } from '../packages/broker/test/broker-helpers.js';
-import { kafkaClient } from './lib/broker-kafkajs.js';
 import { startBrokerChild } from './lib/broker-process.js';
 import type { BrokerChild } from './lib/broker-process.js';
 
@@ -36,6 +44,10 @@ const GROUP = 'ctp-group';
 const TID = 'ctp-tx';
 const PARTITIONS = 2;
 const RECORDS = 240;
+const PER_PARTITION = RECORDS / PARTITIONS;
+const OUT_RECORD_BYTES = 32;
+/** Small read_committed answers: several per output partition, each with the aborted transactions of its range. */
+const VERIFY_FETCH_BYTES = 1024;
 const ROUNDS = 3; // = KILLS.length
 const SLICE_BYTES = 900;
 const E = KAFKA_ERROR_CODES;
@@ -111,6 +123,48 @@ function ok(what: string, code: number | undefined): void {
   if (code !== E.NONE) throw new Error(`${what}: error ${String(code)}`);
 }
 
+/** The transform: input `r<i>` of partition p → the load payload of (producer 0, p, ⌊i / PARTITIONS⌋). */
+function transform(value: string, p: number): Buffer {
+  const i = Number(value.slice(1));
+  if (!Number.isInteger(i) || i % PARTITIONS !== p) throw new Error(`input partition ${p} holds ${JSON.stringify(value)}`);
+  const out = Buffer.alloc(OUT_RECORD_BYTES);
+  fillPayload(out, 0, OUT_RECORD_BYTES, { producer: 0, partition: p, sequence: (i - p) / PARTITIONS });
+  return out;
+}
+
+function newChecker(): ReadCommittedChecker {
+  return new ReadCommittedChecker({
+    partitions: PARTITIONS, producers: 1, recordBytes: OUT_RECORD_BYTES, payload: 'random',
+    expectedRecords: Array.from({ length: PARTITIONS }, () => PER_PARTITION), maxViolationsReported: 20,
+  });
+}
+
+interface Answer {
+  readonly records: Buffer | null;
+  readonly aborted: readonly AbortedTxn[] | null;
+}
+
+/**
+ * Feeds `checker` the read_committed Fetch answers of output partition p, from
+ * offset 0 until the checker has passed the high watermark and nothing is
+ * left unstable. Returns the answers (copies), for the canary below.
+ */
+async function readCommitted(client: RawClient, checker: ReadCommittedChecker, p: number): Promise<Answer[]> {
+  const answers: Answer[] = [];
+  for (let attempt = 0; attempt < RETRY_LIMIT; attempt++) {
+    const fetched = await client.request('FETCH', 12, fetch(OUT, checker.nextOffset(p), { maxBytes: VERIFY_FETCH_BYTES, isolationLevel: 1 }, p));
+    const part = fetched.body.responses[0]?.partitions[0];
+    ok('read_committed Fetch', part?.errorCode);
+    if (part === undefined) throw new Error('read_committed Fetch: no partition answer');
+    const answer: Answer = { records: Buffer.isBuffer(part.records) ? Buffer.from(part.records) : null, aborted: part.abortedTransactions };
+    const batches = checker.checkFetch(p, answer.records, answer.aborted);
+    if (batches > 0) answers.push(answer);
+    if (checker.nextOffset(p) >= part.highWatermark && part.lastStableOffset === part.highWatermark) return answers;
+    if (batches === 0) await pause(); // the LSO is behind: a marker is still being written
+  }
+  throw new Error(`hang guard: output partition ${p} read_committed stopped at offset ${checker.nextOffset(p)}`);
+}
+
 /** One transaction: a slice of input partition p to output partition p, with the input position. Returns the records processed. */
 async function processSlice(s: Session, producer: Producer, p: number, position: number): Promise<number> {
   const fetched = await s.call('fetch', () => s.client.request('FETCH', 12, fetch(IN, position, { maxBytes: SLICE_BYTES }, p)));
@@ -126,7 +180,7 @@ async function processSlice(s: Session, producer: Producer, p: number, position:
   }));
   ok('AddPartitionsToTxn', added.body.resultsByTopicV3AndBelow[0]?.resultsByPartition[0]?.partitionErrorCode);
   const records = buildBatch({
-    records: values.map((v) => ({ value: `out-${v}`, timestamp: Date.now() })),
+    records: values.map((v) => ({ value: transform(v, p), timestamp: Date.now() })),
     producerId: txn.producerId, producerEpoch: txn.producerEpoch, baseSequence: producer.sequences[p] ?? 0, transactional: true,
   });
   const produced = await s.call('produce', () => s.client.request('PRODUCE', 9, { ...produce(OUT, records, -1, p), transactionalId: TID }));
@@ -200,26 +254,32 @@ describe('consume-transform-produce under SIGKILL (--sync-on-ack)', () => {
     }
     expect(kills).toBe(ROUNDS);
 
-    // The read_committed reader.
-    const kafka = kafkaClient(child.port, 'ctp-reader');
-    const consumer = kafka.consumer({ groupId: 'ctp-verify', maxWaitTimeInMs: 200 });
-    const byPartition: string[][] = [[], []];
-    await consumer.connect();
-    await consumer.subscribe({ topic: OUT, fromBeginning: true });
-    await consumer.run({ eachMessage: ({ partition, message }) => Promise.resolve(void byPartition[partition]?.push(message.value?.toString() ?? '')) });
-    const deadline = Date.now() + 120_000;
-    while (byPartition.flat().length < RECORDS) {
-      if (Date.now() > deadline) throw new Error(`hang guard: ${byPartition.flat().length} of ${RECORDS} output records`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    await consumer.disconnect();
-    for (let p = 0; p < PARTITIONS; p++) {
-      const expected = Array.from({ length: RECORDS }, (_, i) => i).filter((i) => i % PARTITIONS === p).map((i) => `out-r${i}`);
-      expect(byPartition[p], `output partition ${p}`).toEqual(expected);
-    }
+    // The verdict: the read_committed checker over each output partition's raw Fetch answers.
     const check = await RawClient.connect(child.port);
+    const checker = newChecker();
+    const answers: Answer[][] = [];
+    for (let p = 0; p < PARTITIONS; p++) answers.push(await readCommitted(check, checker, p));
+    const result: ReadCommittedResult = checker.finish();
+    expect(result.violations, `${result.violationCount} violations`).toEqual([]);
+    expect(result.recordsCommitted).toBe(RECORDS);
+    // The kills at TxnOffsetCommit and at Produce leave transactions with
+    // produced records that recovery aborts: the filter had work to do.
+    expect(result.abortMarkers).toBeGreaterThanOrEqual(2);
+    expect(result.recordsAborted).toBeGreaterThan(0);
+
+    // Canary: the same answers with partition 0's first answer fed again
+    // after the others (its batches a second time) must be reported.
+    const canary = newChecker();
+    for (let p = 0; p < PARTITIONS; p++) for (const a of answers[p] ?? []) canary.checkFetch(p, a.records, a.aborted);
+    const first = answers[0]?.[0];
+    expect(first).toBeDefined();
+    canary.checkFetch(0, first?.records ?? null, first?.aborted ?? null);
+    const broken = canary.finish();
+    expect(broken.violations.some((v) => /^partition 0: .*\(overlap\)/.test(v))).toBe(true);
+    expect(broken.violations.some((v) => /^partition 0: producer 0 sequence 0 delivered again .*duplicate/.test(v))).toBe(true);
+
     const final = await committedPositions(new Session(check, null, null));
-    expect(final).toEqual([RECORDS / PARTITIONS, RECORDS / PARTITIONS]);
+    expect(final).toEqual([PER_PARTITION, PER_PARTITION]);
     check.close();
   });
 });
