@@ -12,29 +12,17 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { readdirSync } from 'node:fs';
 import { NodeIo } from '@seglog/io';
 import { LogConfig, LogManager } from '@seglog/log';
 import { buildBatch } from '@seglog/records';
 import { RawClient } from '../packages/broker/test/raw-client.js';
 import { consumeAll, kafkaClient } from './lib/broker-kafkajs.js';
-import { ROOT, startBrokerChild } from './lib/broker-process.js';
+import { BrokerResources, ROOT, startBrokerChild } from './lib/broker-process.js';
 import type { BrokerChild } from './lib/broker-process.js';
 
-const children: BrokerChild[] = [];
-const dirs: string[] = [];
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'seglog-fdbudget-'));
-  dirs.push(dir);
-  return dir;
-}
+const resources = new BrokerResources('seglog-fdbudget-');
+afterEach(() => resources.cleanup());
 
 const LIMIT = 400;
 const CACHE = 10;
@@ -44,7 +32,7 @@ const INTERNAL = ['--offsets-topic-partitions', '1', '--transaction-state-topic-
 
 async function start(dataDir: string, extra: readonly string[] = []): Promise<BrokerChild> {
   const child = await startBrokerChild(['--data-dir', dataDir, '--max-open-segment-files', String(CACHE), ...INTERNAL, ...extra], 30_000, { shell: `ulimit -n ${LIMIT}` });
-  children.push(child);
+  resources.track(child);
   return child;
 }
 
@@ -69,7 +57,7 @@ async function topicErrors(promise: Promise<unknown>): Promise<{ type: string; c
 
 describe('admission against the descriptor budget', () => {
   it('CreateTopics beyond the budget: POLICY_VIOLATION with the reason, nothing on disk, the broker keeps serving; the next start works', async () => {
-    const dataDir = tempDir();
+    const dataDir = resources.tempDir();
     const first = await start(dataDir);
     const kafka = kafkaClient(first.port);
     const admin = kafka.admin();
@@ -126,7 +114,7 @@ describe('admission against the descriptor budget', () => {
   });
 
   it('Metadata auto-creation beyond the budget: POLICY_VIOLATION, no directory; the status line shows descriptors and the handle cache', async () => {
-    const dataDir = tempDir();
+    const dataDir = resources.tempDir();
     const broker = await start(dataDir, ['--auto-create-partitions', '64', '--status-interval-ms', '100', '--index-cache-bytes', '2097152']);
     const raw = await RawClient.connect(broker.port);
     const response = await raw.request('METADATA', 12, {
@@ -153,7 +141,7 @@ describe('admission against the descriptor budget', () => {
 
 describe('the start-up check', () => {
   it('an explicit handle-cache budget too big for the limit: the refusal names the value to lower it to; unset, the cache is sized to the limit and the broker starts', async () => {
-    const dataDir = tempDir();
+    const dataDir = resources.tempDir();
     const manager = await LogManager.open(new NodeIo(), dataDir, { defaultConfig: new LogConfig(), minFreeBytes: 0 });
     for (let p = 0; p < 20; p++) {
       const log = await manager.getOrCreateLog('t', p);
@@ -179,7 +167,7 @@ describe('the start-up check', () => {
 
     // No --max-open-segment-files: 256 − 22 × 4 − 128 = 40 idle sealed-segment descriptors.
     const started = await startBrokerChild(['--data-dir', dataDir, ...INTERNAL], 30_000, { shell: 'ulimit -n 256' });
-    children.push(started);
+    resources.track(started);
     const kafka = kafkaClient(started.port);
     for (let p = 0; p < 20; p++) expect((await consumeAll(kafka, 't', p)).map((m) => m.value?.toString())).toEqual([`v${p}`]);
     await stop(started);

@@ -16,29 +16,17 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PRODUCER_ID_FILE, PRODUCER_ID_REPAIR_MARGIN, formatProducerIdFile, parseProducerIdFile } from '@seglog/broker';
 import { NodeIo } from '@seglog/io';
 import { LogConfig, LogManager } from '@seglog/log';
 import { buildBatch } from '@seglog/records';
 import { consumeAll, kafkaClient } from './lib/broker-kafkajs.js';
-import { ROOT, startBrokerChild } from './lib/broker-process.js';
-import type { BrokerChild } from './lib/broker-process.js';
+import { BrokerResources, ROOT, startBrokerChild } from './lib/broker-process.js';
 
-const children: BrokerChild[] = [];
-const dirs: string[] = [];
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'seglog-startup-'));
-  dirs.push(dir);
-  return dir;
-}
+const resources = new BrokerResources('seglog-startup-');
+afterEach(() => resources.cleanup());
 
 interface Run {
   readonly code: number | null;
@@ -100,7 +88,7 @@ async function writeData(dataDir: string, options: { partitions: number; batches
 
 describe('start-up refusals are one line: file, reason, command', () => {
   it('a garbage broker-producer-id: one line; seglog verify reports it; seglog recover rewrites it safely; the broker then starts above it', async () => {
-    const dataDir = tempDir();
+    const dataDir = resources.tempDir();
     await writeData(dataDir, { partitions: 1, batches: 20, producerId: 4321 });
     const file = path.join(dataDir, PRODUCER_ID_FILE);
     writeFileSync(file, '\u0000\u0000garbage 12\n');
@@ -122,7 +110,7 @@ describe('start-up refusals are one line: file, reason, command', () => {
     expect(repaired).toEqual({ kind: 'ok', next: 5000 + PRODUCER_ID_REPAIR_MARGIN, legacy: false }); // above 4321, block-aligned, plus the margin
 
     const started = await startBrokerChild(['--data-dir', dataDir]);
-    children.push(started);
+    resources.track(started);
     const producer = kafkaClient(started.port).producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
     await producer.send({ topic: 't', acks: -1, messages: [{ value: 'after the repair' }] });
@@ -134,7 +122,7 @@ describe('start-up refusals are one line: file, reason, command', () => {
   });
 
   it('a valid broker-producer-id below the producer ids in the logs is refused in one line; with no file the ids start above them', async () => {
-    const dataDir = tempDir();
+    const dataDir = resources.tempDir();
     await writeData(dataDir, { partitions: 1, batches: 5, producerId: 4321 });
     const file = path.join(dataDir, PRODUCER_ID_FILE);
     writeFileSync(file, formatProducerIdFile(1000));
@@ -143,7 +131,7 @@ describe('start-up refusals are one line: file, reason, command', () => {
 
     unlinkSync(file); // lost, or never written: the broker must still not start at 0
     const started = await startBrokerChild(['--data-dir', dataDir]);
-    children.push(started);
+    resources.track(started);
     const producer = kafkaClient(started.port).producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
     await producer.send({ topic: 't', acks: -1, messages: [{ value: 'new producer' }] });
@@ -154,7 +142,7 @@ describe('start-up refusals are one line: file, reason, command', () => {
   });
 
   it('damage below the recovery point (SEGLOG_ERR_LOG_CORRUPTION): one line naming the segment and position', async () => {
-    const dataDir = tempDir();
+    const dataDir = resources.tempDir();
     await writeData(dataDir, { partitions: 1, batches: 40, producerId: 7 });
     unlinkSync(path.join(dataDir, '.kafka_cleanshutdown')); // as after a crash: recovery rescans the segment holding the recovery point
     const segment = path.join(dataDir, 't-0', '00000000000000000000.log');
@@ -169,7 +157,7 @@ describe('start-up refusals are one line: file, reason, command', () => {
   });
 
   it('an open-file limit below the descriptor budget (ulimit -n 128, 200 partitions): one line saying what to raise, before any log opens', async () => {
-    const dataDir = tempDir();
+    const dataDir = resources.tempDir();
     await writeData(dataDir, { partitions: 200, batches: 1, producerId: 7 });
     // Node and tsx use about 40 descriptors before main runs (more on a busy machine: a limit of 72 was
     // seen to run out inside the module loader, before main); the partitions need 4 each, 800 in all (400 more
@@ -184,9 +172,9 @@ describe('start-up refusals are one line: file, reason, command', () => {
 
 describe('a broker killed with SIGKILL on preallocated segments', () => {
   it('seglog verify: no damage, needs recovery (exit 0); the restart has every acknowledged record', async () => {
-    const dataDir = tempDir();
+    const dataDir = resources.tempDir();
     const first = await startBrokerChild(['--data-dir', dataDir, '--preallocate']);
-    children.push(first);
+    resources.track(first);
     const producer = kafkaClient(first.port).producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
     const values: string[] = [];
@@ -208,7 +196,7 @@ describe('a broker killed with SIGKILL on preallocated segments', () => {
     expect(verify.code).toBe(0);
 
     const second = await startBrokerChild(['--data-dir', dataDir, '--preallocate']);
-    children.push(second);
+    resources.track(second);
     const got = await consumeAll(kafkaClient(second.port), 'k9');
     expect(got.map((m) => m.value?.toString())).toEqual(values);
     second.child.kill('SIGTERM');

@@ -2,9 +2,13 @@
 // packages/broker/src/main.ts --port 0 ...`), for tests that stop it with a
 // signal (graceful SIGTERM, or SIGKILL). The port is read from its first
 // stdout line ("seglog broker listening on 127.0.0.1:PORT ...").
+// BrokerResources keeps what a test file starts and makes (broker children,
+// temp directories) so that its afterEach kills and removes them.
 
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -49,4 +53,35 @@ export async function startBrokerChild(args: readonly string[], timeoutMs = 30_0
     });
   });
   return { child, port, output: () => output, exited };
+}
+
+/**
+ * The broker children and temp directories of one test file. The file calls
+ * `afterEach(() => resources.cleanup())`: cleanup SIGKILLs every tracked child
+ * still running (a failed test may leave one) and removes every directory.
+ */
+export class BrokerResources {
+  private readonly children: BrokerChild[] = [];
+  private readonly dirs: string[] = [];
+
+  /** `prefix`: the temp directories' name prefix (e.g. `seglog-startup-`). */
+  constructor(private readonly prefix: string) {}
+
+  /** Tracks `child` for cleanup and returns it. */
+  track(child: BrokerChild): BrokerChild {
+    this.children.push(child);
+    return child;
+  }
+
+  /** A new directory under the OS temp directory, removed at cleanup. */
+  tempDir(): string {
+    const dir = mkdtempSync(path.join(os.tmpdir(), this.prefix));
+    this.dirs.push(dir);
+    return dir;
+  }
+
+  cleanup(): void {
+    for (const c of this.children.splice(0)) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
+    for (const d of this.dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  }
 }
