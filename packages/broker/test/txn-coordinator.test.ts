@@ -11,7 +11,9 @@
 //     trivial model): the LSO is always the first offset of the earliest open
 //     transaction, else the high watermark; every ended transaction has
 //     exactly one marker of its outcome;
-//   - the state round-trips through __transaction_state (a reopened coordinator).
+//   - the state round-trips through __transaction_state (a reopened coordinator);
+//   - verifyProduce (Produce's KIP-890 check): loading, a pending add, a
+//     prepared transaction, a completed one.
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -20,7 +22,9 @@ import { kafkaErrorCode } from '../src/protocol/index.js';
 import { fencedBefore } from '../src/internal/handlers/txn-errors.js';
 import type { PartitionLog } from '../src/internal/topic-store.js';
 import { decodeTxnRecord, encodeTxnRecord, type StoredTxn } from '../src/internal/txn/txn-records.js';
-import { markersOf, openWorld, produceTxn } from './txn-support.js';
+import { TransactionCoordinator } from '../src/internal/txn/transaction-coordinator.js';
+import type { TxnPersistence } from '../src/internal/txn/txn-persistence.js';
+import { SimClock, markersOf, openWorld, produceTxn } from './txn-support.js';
 
 const TOPIC = 't';
 const NO_EXPECTED = { producerId: -1, producerEpoch: -1 };
@@ -171,5 +175,57 @@ describe('TransactionCoordinator', () => {
       for (const [index, p] of producers.entries()) expect(last.get(p.transactionalId)).toBe(txns.txns.get(`c${index}`)?.state);
       await world.store.close();
     }), { numRuns: 25 });
+  });
+});
+
+describe('TransactionCoordinator.verifyProduce', () => {
+  /** Stores at once; markers wait until the test releases them (holds a transaction in PrepareCommit). */
+  function heldMarkers(): { persistence: TxnPersistence; release: () => void; markers: number } {
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    const out = {
+      persistence: {
+        store: () => Promise.resolve(),
+        writeMarkers: async () => { await held; out.markers++; },
+      } satisfies TxnPersistence,
+      release: () => release(),
+      markers: 0,
+    };
+    return out;
+  }
+
+  it('answers from the stored state: loading, a pending add, prepared, completed', async () => {
+    const held = heldMarkers();
+    let nextId = 7;
+    const txns = new TransactionCoordinator({ persistence: held.persistence, clock: new SimClock(), allocateProducerId: () => Promise.resolve(nextId++) });
+    const p0 = { topic: TOPIC, partition: 0 };
+    const p1 = { topic: TOPIC, partition: 1 };
+    const request = { transactionalId: 'v', producerId: 7, producerEpoch: 0 };
+    expect(txns.verifyProduce(request, p0)).toBe('COORDINATOR_LOAD_IN_PROGRESS');
+    txns.load([]);
+    expect(txns.verifyProduce(request, p0)).toBe('INVALID_PRODUCER_ID_MAPPING');
+    expect(await txns.initProducerId('v', 60_000, NO_EXPECTED)).toEqual({ error: 'NONE', producerId: 7, producerEpoch: 0 });
+    expect(txns.verifyProduce(request, p0)).toBe('INVALID_TXN_STATE'); // Empty
+    expect(await txns.addPartitions(request, [p0])).toBe('NONE');
+    expect(txns.verifyProduce(request, p0)).toBe('NONE');
+    expect(txns.verifyProduce({ ...request, producerEpoch: 1 }, p0)).toBe('PRODUCER_FENCED');
+    expect(txns.verifyProduce({ ...request, producerId: 8 }, p0)).toBe('INVALID_PRODUCER_ID_MAPPING');
+    expect(txns.verifyProduce({ ...request, transactionalId: 'w' }, p0)).toBe('INVALID_PRODUCER_ID_MAPPING');
+    // While p1's add waits for its write, p0 (added) may be produced to; p1 only once stored.
+    const adding = txns.addPartitions(request, [p1]);
+    expect(txns.txns.get('v')?.pending).toBe(true);
+    expect([txns.verifyProduce(request, p0), txns.verifyProduce(request, p1)]).toEqual(['NONE', 'INVALID_TXN_STATE']);
+    expect(await adding).toBe('NONE');
+    expect(txns.verifyProduce(request, p1)).toBe('NONE');
+    // Prepared (markers held): retriable for the producer; completed: nothing is in the transaction any more.
+    const ending = txns.endTxn(request, true);
+    for (let i = 0; i < 100 && txns.txns.get('v')?.state !== 'PrepareCommit'; i++) await Promise.resolve();
+    expect(txns.txns.get('v')?.state).toBe('PrepareCommit');
+    expect(txns.verifyProduce(request, p0)).toBe('CONCURRENT_TRANSACTIONS');
+    held.release();
+    expect(await ending).toBe('NONE');
+    expect(held.markers).toBe(1);
+    expect([txns.verifyProduce(request, p0), txns.verifyProduce(request, p1)]).toEqual(['INVALID_TXN_STATE', 'INVALID_TXN_STATE']);
+    txns.shutdown();
   });
 });

@@ -2,8 +2,10 @@
 // loopback): AddPartitionsToTxn v3 and v4 (batched, VerifyOnly), unknown
 // partitions, the PRODUCER_FENCED / INVALID_PRODUCER_EPOCH mapping by version,
 // TxnOffsetCommit without AddOffsetsToTxn, DescribeTransactions and
-// ListTransactions with their filters, and EndTxn.
+// ListTransactions with their filters, EndTxn, and Produce's verification of
+// transactional batches against the transaction (KIP-890 part 1).
 
+import { buildBatch } from '@seglog/records';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -138,5 +140,79 @@ describe('transaction APIs over the wire', () => {
       const r = await c.request('OFFSET_FETCH', 7, { groupId, topics: [{ name: TOPIC, partitionIndexes: [1] }], groups: [], requireStable: false });
       expect(r.body.topics[0]?.partitions[0]?.committedOffset, groupId).toBe(4);
     }
+  });
+
+  describe('Produce of a transactional batch (KIP-890 part 1: the partition must be in the transaction)', () => {
+    const VT = 'wv';
+    const endOffset = async (partition: number): Promise<number | undefined> => (await c.request('LIST_OFFSETS', 7, {
+      replicaId: -1, isolationLevel: 0, topics: [{ name: VT, partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp: -1, maxNumOffsets: 1 }] }],
+    })).body.topics[0]?.partitions[0]?.offset;
+    const produceTxn = async (
+      transactionalId: string | null, p: { producerId: number; producerEpoch: number }, partition: number, sequence: number, values: string[],
+    ): Promise<{ errorCode: number | undefined; baseOffset: number | undefined }> => {
+      const records = buildBatch({
+        records: values.map((value) => ({ value, timestamp: Date.now() })),
+        producerId: p.producerId, producerEpoch: p.producerEpoch, baseSequence: sequence, transactional: true,
+      });
+      const r = await c.request('PRODUCE', 9, { transactionalId, acks: -1, timeoutMs: 5000, topicData: [{ name: VT, partitionData: [{ index: partition, records }] }] });
+      const answer = r.body.responses[0]?.partitionResponses[0];
+      return { errorCode: answer?.errorCode, baseOffset: answer?.baseOffset };
+    };
+
+    beforeAll(async () => {
+      const created = await c.request('CREATE_TOPICS', 4, { topics: [{ name: VT, numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
+      expect(created.body.topics[0]?.errorCode).toBe(E.NONE);
+    });
+
+    it('is refused (INVALID_TXN_STATE, nothing appended) until AddPartitionsToTxn, accepted after, refused again once committed', async () => {
+      const p = await init('w-v');
+      expect([await endOffset(0), await endOffset(1)]).toEqual([0, 0]);
+      // (1) Never added: refused, the partition's end offset stays.
+      expect(await produceTxn('w-v', p, 0, 0, ['a', 'b'])).toEqual({ errorCode: E.INVALID_TXN_STATE, baseOffset: -1 });
+      expect(await endOffset(0)).toBe(0);
+      // (2) Added: the same batch is appended; a partition not added (1) is still refused.
+      expect(await addV3('w-v', p, [{ name: VT, partitions: [0] }])).toEqual([E.NONE]);
+      expect(await produceTxn('w-v', p, 1, 0, ['x'])).toEqual({ errorCode: E.INVALID_TXN_STATE, baseOffset: -1 });
+      expect(await produceTxn('w-v', p, 0, 0, ['a', 'b'])).toEqual({ errorCode: E.NONE, baseOffset: 0 });
+      expect([await endOffset(0), await endOffset(1)]).toEqual([2, 0]);
+      // (3) Committed (the COMMIT marker is offset 2): the transaction holds no partition any more.
+      const end = await c.request('END_TXN', 3, { transactionalId: 'w-v', producerId: p.producerId, producerEpoch: p.producerEpoch, committed: true });
+      expect(end.body.errorCode).toBe(E.NONE);
+      expect(await endOffset(0)).toBe(3);
+      expect(await produceTxn('w-v', p, 0, 2, ['c'])).toEqual({ errorCode: E.INVALID_TXN_STATE, baseOffset: -1 });
+      expect(await endOffset(0)).toBe(3);
+      // The next transaction adds the partition again and goes on with the producer's sequence.
+      expect(await addV3('w-v', p, [{ name: VT, partitions: [0] }])).toEqual([E.NONE]);
+      expect(await produceTxn('w-v', p, 0, 2, ['c'])).toEqual({ errorCode: E.NONE, baseOffset: 3 });
+      const abort = await c.request('END_TXN', 3, { transactionalId: 'w-v', producerId: p.producerId, producerEpoch: p.producerEpoch, committed: false });
+      expect(abort.body.errorCode).toBe(E.NONE);
+      expect(await endOffset(0)).toBe(5);
+    });
+
+    it('checks the pair against the request\'s transactionalId: none, another id, a wrong producer id, an old epoch', async () => {
+      const p = await init('w-v2');
+      const other = await init('w-v3');
+      expect(await addV3('w-v2', p, [{ name: VT, partitions: [1] }])).toEqual([E.NONE]);
+      expect(await produceTxn(null, p, 1, 0, ['n'])).toEqual({ errorCode: E.INVALID_TXN_STATE, baseOffset: -1 });
+      expect(await produceTxn('w-v3', p, 1, 0, ['n'])).toEqual({ errorCode: E.INVALID_TXN_STATE, baseOffset: -1 });
+      expect(await produceTxn('w-v2', { producerId: other.producerId, producerEpoch: p.producerEpoch }, 1, 0, ['n'])).toEqual({ errorCode: E.INVALID_TXN_STATE, baseOffset: -1 });
+      expect(await endOffset(1)).toBe(0);
+      // A new producer of the id (InitProducerId aborts the open transaction first: CONCURRENT_TRANSACTIONS until done) fences the old epoch.
+      let bumped: { errorCode: number; producerId: number; producerEpoch: number } = { errorCode: -1, producerId: -1, producerEpoch: -1 };
+      for (let attempt = 0; attempt < 200; attempt++) {
+        const r = await c.request('INIT_PRODUCER_ID', 4, { transactionalId: 'w-v2', transactionTimeoutMs: 60_000, producerId: -1, producerEpoch: -1 });
+        bumped = { errorCode: r.body.errorCode, producerId: r.body.producerId, producerEpoch: r.body.producerEpoch };
+        if (bumped.errorCode !== E.CONCURRENT_TRANSACTIONS) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(bumped.errorCode).toBe(E.NONE);
+      expect(bumped.producerId).toBe(p.producerId);
+      expect(bumped.producerEpoch).toBeGreaterThan(p.producerEpoch);
+      const next = { producerId: bumped.producerId, producerEpoch: bumped.producerEpoch };
+      expect(await addV3('w-v2', next, [{ name: VT, partitions: [1] }])).toEqual([E.NONE]);
+      expect(await produceTxn('w-v2', p, 1, 0, ['old'])).toEqual({ errorCode: E.INVALID_PRODUCER_EPOCH, baseOffset: -1 });
+      const atAbort = await endOffset(1);
+      expect(await produceTxn('w-v2', next, 1, 0, ['new'])).toEqual({ errorCode: E.NONE, baseOffset: atAbort });
+    });
   });
 });

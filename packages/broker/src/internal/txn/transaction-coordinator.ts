@@ -211,6 +211,27 @@ export class TransactionCoordinator {
   }
 
   /**
+   * Produce verification (KIP-890 part 1; Kafka's
+   * handleVerifyPartitionsInTransaction, facts not code): NONE when the
+   * producer holds the id's current pair and its transaction contains
+   * `partition`. Unlike gate() a pending write is not CONCURRENT_TRANSACTIONS:
+   * a partition joins `partitions` only once its AddPartitionsToTxn is stored
+   * and leaves only once its marker is written, so a produce to an added
+   * partition may run while the producer adds the next one. A prepared
+   * transaction is CONCURRENT_TRANSACTIONS (the produce handler makes it a
+   * retriable error, as Kafka does).
+   */
+  verifyProduce(request: TxnRequest, partition: TxnPartition): BrokerErrorName {
+    if (this.loading) return 'COORDINATOR_LOAD_IN_PROGRESS';
+    const txn = this.txns.get(request.transactionalId);
+    if (txn === undefined || txn.producerId !== request.producerId) return 'INVALID_PRODUCER_ID_MAPPING';
+    if (txn.producerEpoch !== request.producerEpoch) return 'PRODUCER_FENCED';
+    if (txn.state === 'PrepareCommit' || txn.state === 'PrepareAbort' || txn.state === 'PrepareEpochFence') return 'CONCURRENT_TRANSACTIONS';
+    if (txn.state !== 'Ongoing') return 'INVALID_TXN_STATE';
+    return txn.partitions.has(partitionKey(partition.topic, partition.partition)) ? 'NONE' : 'INVALID_TXN_STATE';
+  }
+
+  /**
    * For TxnOffsetCommit: NONE when the producer holds the id's current epoch
    * and the transaction is Ongoing with `partition` (the group's
    * __consumer_offsets partition, added by AddOffsetsToTxn: without it no
