@@ -4,6 +4,7 @@
 // keep adding up after it; a missing file starts them at zero/null, a damaged
 // one too, with statsError and a note, and the log opens as usual; the next
 // pass rewrites the file whole. The format's parser refuses what it must.
+// Neither cleaner file is listed in LogManager.skipped.
 import { describe, expect, it } from 'vitest';
 import { SeglogError } from '@seglog/common';
 import type { SimIo } from '@seglog/io';
@@ -66,6 +67,8 @@ describe('cleaner-stats', () => {
     expect(reopened.cleaner.stateOf(table2)).toMatchObject({ lastCleanMs: T0 + 2000, bytesSaved: saved, passes: 0, failures: 0 });
     expect(reopened.cleaner.stateOf(reopened.getLog('table', 1) as Log)).toMatchObject({ lastCleanMs: T0 + 3000, bytesSaved: otherSaved });
     expect(reopened.cleaner.statsError).toBeNull();
+    // Both cleaner files are the data directory's own, not skipped entries (the broker logs those at start).
+    expect(reopened.skipped).toEqual([]);
     expect(reopened.notes.filter((n) => n.includes(CLEANER_STATS_FILE))).toEqual([]);
     await fill(table2, 8, 'c');
     saved += await cleanAt(reopened, table2, T0 + 4000);

@@ -20,7 +20,7 @@ import { CheckpointFile, parseJavaInt, parseJavaSafeLong } from './checkpoint-fi
 import type { CheckpointFormat } from './checkpoint-file.js';
 import { FileNames } from '../file-names.js';
 
-export const CLEANER_STATS_FILE = 'cleaner-stats';
+export const CLEANER_STATS_FILE = FileNames.cleanerStats;
 
 export interface CleanerStatsEntry {
   readonly topic: string;

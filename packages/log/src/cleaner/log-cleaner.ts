@@ -35,13 +35,14 @@ import type { BlockingPool, Io } from '@seglog/io';
 import { CLEANER_STATS_FILE, CleanerStatsCheckpoint } from '../checkpoint/cleaner-stats-checkpoint.js';
 import type { CleanerStatsEntry } from '../checkpoint/cleaner-stats-checkpoint.js';
 import { OffsetCheckpoint } from '../checkpoint/offset-checkpoint.js';
+import { FileNames } from '../file-names.js';
 import type { Log } from '../log/log.js';
 import { cleanLog } from './clean-pass.js';
 import type { CleanPassStats } from './clean-pass.js';
 import { cleanableRange, needsCleaning } from './cleanable.js';
 import { sleepMs, Throttler } from './throttler.js';
 
-export const CLEANER_OFFSET_CHECKPOINT = 'cleaner-offset-checkpoint';
+export const CLEANER_OFFSET_CHECKPOINT = FileNames.cleanerOffsetCheckpoint;
 
 export interface LogCleanerOptions {
   readonly io: Io;
