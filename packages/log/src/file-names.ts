@@ -88,6 +88,10 @@ const fixedNames = {
   recoveryPointCheckpoint: 'recovery-point-offset-checkpoint',
   logStartOffsetCheckpoint: 'log-start-offset-checkpoint',
   replicationOffsetCheckpoint: 'replication-offset-checkpoint',
+  /** The log cleaner's first dirty offsets (cleaner/log-cleaner.ts). */
+  cleanerOffsetCheckpoint: 'cleaner-offset-checkpoint',
+  /** The log cleaner's figures across restarts (checkpoint/cleaner-stats-checkpoint.ts). */
+  cleanerStats: 'cleaner-stats',
   cleanShutdown: '.kafka_cleanshutdown',
   lock: '.lock',
   partitionMetadata: 'partition.metadata',
@@ -278,6 +282,7 @@ export type DataDirEntry =
 const DATA_DIR_OWN_FILES: ReadonlySet<string> = new Set([
   fixedNames.lock, fixedNames.cleanShutdown, fixedNames.recoveryPointCheckpoint,
   fixedNames.logStartOffsetCheckpoint, fixedNames.replicationOffsetCheckpoint,
+  fixedNames.cleanerOffsetCheckpoint, fixedNames.cleanerStats,
 ]);
 
 /**

@@ -29,6 +29,8 @@ export type { CheckpointFormat } from './checkpoint/checkpoint-file.js';
 export { OffsetCheckpoint } from './checkpoint/offset-checkpoint.js';
 export type { OffsetCheckpointEntry } from './checkpoint/offset-checkpoint.js';
 export { LeaderEpochCheckpoint } from './checkpoint/leader-epoch-checkpoint.js';
+export { CleanerStatsCheckpoint, CLEANER_STATS_FILE } from './checkpoint/cleaner-stats-checkpoint.js';
+export type { CleanerStatsEntry } from './checkpoint/cleaner-stats-checkpoint.js';
 export { LeaderEpochCache, UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET } from './checkpoint/leader-epoch-cache.js';
 export type { EpochEntry, EpochEndOffset } from './checkpoint/leader-epoch-cache.js';
 export { FetchPlan, SegmentFileRef } from './fetch-plan.js';

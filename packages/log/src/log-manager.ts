@@ -287,7 +287,7 @@ export class LogManager {
       manager = new LogManager(io, dir, options, lock, start, guard);
       await guard.refresh();
       await manager.loadLogs(options.loadConcurrency ?? 2, start);
-      await manager.cleaner.load();
+      await manager.cleaner.load(start.notes);
     } catch (error) {
       if (manager !== null) await manager.closeHandles();
       else await lock.release();

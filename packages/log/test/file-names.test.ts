@@ -106,7 +106,8 @@ describe('FileNames partition directories', () => {
     expect(FileNames.classifyDataDirEntry('..-3', true)).toMatchObject({ kind: 'other' });
     expect(FileNames.classifyDataDirEntry('.x-1.0123456789abcdef0123456789abcdef-delete', true))
       .toMatchObject({ kind: 'partition', partition: { topic: '.x', partition: 1, state: 'delete' } });
-    for (const own of ['.lock', '.kafka_cleanshutdown', 'recovery-point-offset-checkpoint', 'log-start-offset-checkpoint', 'recovery-point-offset-checkpoint.tmp']) {
+    for (const own of ['.lock', '.kafka_cleanshutdown', 'recovery-point-offset-checkpoint', 'log-start-offset-checkpoint', 'recovery-point-offset-checkpoint.tmp',
+      'cleaner-offset-checkpoint', 'cleaner-stats']) {
       expect(FileNames.classifyDataDirEntry(own, false), own).toEqual({ kind: 'own' });
     }
     expect(FileNames.classifyDataDirEntry('.hidden-0', false)).toEqual({ kind: 'other', reason: 'not a directory' });

@@ -39,7 +39,7 @@ export interface PartitionStats {
   deleteHorizonBatches?: number;
   /** Batches with no records (what the cleaner leaves of a producer's last batch). */
   emptyBatches?: number;
-  /** The cleaner's state (cleaner-offset-checkpoint), when it has cleaned this partition. */
+  /** The cleaner's state (cleaner-offset-checkpoint, cleaner-stats), when it has cleaned this partition. */
   cleaner?: CleanerFileState;
   /** Transactions without a marker yet: producer id and first offset, by first offset. */
   openTransactions: { producerId: number; firstOffset: number }[];
@@ -153,7 +153,8 @@ export const statsCommand: CommandSpec = {
     'base and the log-start-offset checkpoint; log end offset: the offset after the last whole batch on disk.',
     'Timestamps are batch max timestamps (oldest = smallest, newest = largest; -1 and missing are skipped).',
     'Compacted partitions get a cleaner line: first dirty offset (cleaner-offset-checkpoint), dirty ratio by',
-    'segments, the checkpoint\'s time (the last pass that moved it), batches with a delete horizon, empty batches.',
+    'segments, the checkpoint\'s time (the last pass that moved it), the last clean and the bytes saved by every pass',
+    '(cleaner-stats; - when not recorded), batches with a delete horizon, empty batches.',
     'Open transactions: producers with a transactional batch after their last COMMIT/ABORT marker (they hold the LSO).',
   ],
   options: {

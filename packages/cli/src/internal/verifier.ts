@@ -459,10 +459,14 @@ export class Verifier {
    * cleaner-offset-checkpoint: never damage (a stale or unreadable one only
    * makes the next pass start over at the log start), so notes: the cleaner
    * state of each partition it names, an offset beyond the log end, a file
-   * that does not parse.
+   * that does not parse. cleaner-stats likewise: an unreadable one is a note
+   * (its figures start over, nothing else changes).
    */
   private async verifyCleanerCheckpoint(dirs: LogDirs, logEndOffsets: ReadonlyMap<string, number>): Promise<void> {
     const checkpoint = await readCleanerCheckpoint(this.io, dirs.dataDir);
+    if (checkpoint.stats.error !== null) {
+      this.add({ severity: 'note', file: checkpoint.stats.path, what: `${errorText(checkpoint.stats.error)} (the cleaner's last clean times and bytes saved start over)` });
+    }
     const read = checkpoint.read;
     if (!read.exists) return;
     if (read.error !== null) {

@@ -12,6 +12,15 @@
 // (a truncation) starts over at the log start. So a failed checkpoint write
 // is kept as lastError, not fail-stop.
 //
+// Also `cleaner-stats` (cleaner-stats-checkpoint.ts: "topic partition
+// lastCleanMs bytesSaved"), so that lastCleanMs and bytesSaved survive a
+// restart (issue 20): read at load, rewritten the same atomic way after every
+// pass that cleaned or saved bytes, after the offset checkpoint. A crash
+// between the two writes loses that pass's figures (reports only, never used
+// to decide what to clean); a missing file starts them at zero/null, an
+// unreadable one too, kept as statsError. passes, failures and removedRecords
+// count this process's passes only.
+//
 // Scheduling: at most one pass at a time. start() runs passes in the
 // background, sleeping backoffMs (unref'd) when no log needs cleaning or a
 // pass failed; stop() lets a running pass finish its current group (no new
@@ -23,14 +32,17 @@
 // failure after it took the log offline through its fail-stop funnel.
 
 import type { BlockingPool, Io } from '@seglog/io';
+import { CLEANER_STATS_FILE, CleanerStatsCheckpoint } from '../checkpoint/cleaner-stats-checkpoint.js';
+import type { CleanerStatsEntry } from '../checkpoint/cleaner-stats-checkpoint.js';
 import { OffsetCheckpoint } from '../checkpoint/offset-checkpoint.js';
+import { FileNames } from '../file-names.js';
 import type { Log } from '../log/log.js';
 import { cleanLog } from './clean-pass.js';
 import type { CleanPassStats } from './clean-pass.js';
 import { cleanableRange, needsCleaning } from './cleanable.js';
 import { sleepMs, Throttler } from './throttler.js';
 
-export const CLEANER_OFFSET_CHECKPOINT = 'cleaner-offset-checkpoint';
+export const CLEANER_OFFSET_CHECKPOINT = FileNames.cleanerOffsetCheckpoint;
 
 export interface LogCleanerOptions {
   readonly io: Io;
@@ -53,10 +65,15 @@ export interface CleanerLogState {
   readonly dirtyRatio: number;
   readonly cleanBytes: number;
   readonly dirtyBytes: number;
+  /** When the last pass that cleaned started (kept in cleaner-stats across restarts); null: none recorded. */
   readonly lastCleanMs: number | null;
+  /** Passes of this process. */
   readonly passes: number;
+  /** Failed passes of this process. */
   readonly failures: number;
+  /** Bytes saved by every pass recorded in cleaner-stats, this process's included. */
   readonly bytesSaved: number;
+  /** Records removed by this process's passes. */
   readonly removedRecords: number;
   readonly lastError: unknown;
   readonly paused: boolean;
@@ -86,6 +103,7 @@ export class LogCleaner {
   private readonly pool: BlockingPool | null;
   private readonly now: () => number;
   private readonly checkpointFile: OffsetCheckpoint;
+  private readonly statsFile: CleanerStatsCheckpoint;
   private readonly checkpointed: Map<string, number>;
   private readonly progress: Map<string, Progress>;
   private readonly paused: Set<string>;
@@ -95,6 +113,8 @@ export class LogCleaner {
   private wake: (() => void) | null;
   /** The last checkpoint write failure (null: the last write succeeded). */
   checkpointError: unknown;
+  /** As checkpointError, for cleaner-stats: unreadable at load (the figures started over), or the last write failed. */
+  statsError: unknown;
 
   constructor(options: LogCleanerOptions) {
     this.offsetMapBytes = options.offsetMapBytes ?? 128 * 1024 * 1024;
@@ -104,6 +124,7 @@ export class LogCleaner {
     this.pool = options.pool;
     this.now = options.now ?? Date.now;
     this.checkpointFile = new OffsetCheckpoint(options.io, `${options.dataDir}/${CLEANER_OFFSET_CHECKPOINT}`);
+    this.statsFile = new CleanerStatsCheckpoint(options.io, `${options.dataDir}/${CLEANER_STATS_FILE}`);
     this.checkpointed = new Map();
     this.progress = new Map();
     this.paused = new Set();
@@ -112,14 +133,29 @@ export class LogCleaner {
     this.loop = null;
     this.wake = null;
     this.checkpointError = null;
+    this.statsError = null;
   }
 
-  /** Reads the checkpoint (an unreadable one counts as empty: the passes start over). */
-  async load(): Promise<void> {
+  /**
+   * Reads the checkpoint (an unreadable one counts as empty: the passes start
+   * over) and cleaner-stats (an unreadable one counts as empty: the figures
+   * start at zero/null, statsError says why and a line in `notes` says so).
+   */
+  async load(notes: string[] = []): Promise<void> {
     try {
       for (const [name, offset] of OffsetCheckpoint.toMap(await this.checkpointFile.read())) this.checkpointed.set(name, offset);
     } catch (error) {
       this.checkpointError = error;
+    }
+    try {
+      for (const [name, entry] of CleanerStatsCheckpoint.toMap(await this.statsFile.read())) {
+        const progress = this.progressOf(name);
+        progress.lastCleanMs = entry.lastCleanMs < 0 ? null : entry.lastCleanMs;
+        progress.bytesSaved = entry.bytesSaved;
+      }
+    } catch (error) {
+      this.statsError = error;
+      notes.push(`${this.statsFile.path} could not be read (${(error as Error).message}); the cleaner's last clean times and bytes saved start over`);
     }
   }
 
@@ -220,7 +256,25 @@ export class LogCleaner {
         await this.writeCheckpoint();
       }
     }
+    if (stats.outcome === 'cleaned' || stats.bytesSaved > 0) await this.writeStats();
     return stats;
+  }
+
+  /** Rewrites cleaner-stats with every live log's figures; a failure is kept as statsError. */
+  private async writeStats(): Promise<void> {
+    const live = new Set(this.logs().map(logName));
+    const entries: CleanerStatsEntry[] = [];
+    for (const [name, progress] of this.progress) {
+      if (!live.has(name) || (progress.lastCleanMs === null && progress.bytesSaved === 0)) continue;
+      const dash = name.lastIndexOf('-');
+      entries.push({ topic: name.slice(0, dash), partition: Number(name.slice(dash + 1)), lastCleanMs: progress.lastCleanMs ?? -1, bytesSaved: progress.bytesSaved });
+    }
+    try {
+      await this.statsFile.write(entries);
+      this.statsError = null;
+    } catch (error) {
+      this.statsError = error;
+    }
   }
 
   private async writeCheckpoint(): Promise<void> {

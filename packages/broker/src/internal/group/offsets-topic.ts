@@ -13,6 +13,12 @@
 // to the file), and moves the partition's high watermark. A write the log
 // refuses rejects with the log's error (the coordinator answers an error).
 //
+// Compaction: created compacted (OFFSETS_TOPIC_CONFIGS). A topic an older
+// broker made with cleanup.policy=delete (retention would drop the commits of
+// idle groups) is switched to compact at open, its other overrides kept,
+// through TopicStore.setConfigs (persisted, every partition reopened) before
+// anything is loaded or written, and the switch is logged.
+//
 // Load: every partition is read from its log start to its end before the
 // coordinator answers; a record that does not decode is reported (once, with
 // its place) and skipped: one damaged record must not take every group down.
@@ -52,6 +58,16 @@ export const OFFSETS_TOPIC_CONFIGS: Readonly<Record<string, string>> = Object.fr
   'segment.bytes': String(100 * 1024 * 1024),
 });
 
+/** An existing __consumer_offsets that is not compacted (an older broker's, cleanup.policy=delete) becomes compacted. */
+async function maybeSwitchToCompact(ctx: BrokerContext): Promise<void> {
+  if (ctx.store.logConfigOf(OFFSETS_TOPIC).compacted) return;
+  const configs = ctx.store.configsOf(OFFSETS_TOPIC);
+  const before = configs['cleanup.policy'] ?? `${ctx.store.defaultConfig.cleanupPolicy} (the broker default)`;
+  await ctx.store.setConfigs(OFFSETS_TOPIC, { ...configs, 'cleanup.policy': OFFSETS_TOPIC_CONFIGS['cleanup.policy'] as string });
+  assert(ctx.store.logConfigOf(OFFSETS_TOPIC).compacted, 'OffsetsTopic: __consumer_offsets must be compacted after the switch');
+  ctx.options.log(`seglog broker: groups: ${OFFSETS_TOPIC} had cleanup.policy=${before}; switched to compact (committed offsets are kept per key, not by retention)`);
+}
+
 export class OffsetsTopic implements GroupPersistence {
   private readonly ctx: BrokerContext;
   private readonly logs: readonly PartitionLog[];
@@ -73,6 +89,7 @@ export class OffsetsTopic implements GroupPersistence {
     // group, topic and partition; a null value is a tombstone), 100 MiB segments
     // (offsets.topic.segment.bytes), so the log cleaner keeps the latest record per key.
     if (!ctx.store.has(OFFSETS_TOPIC)) await ctx.store.createInternal(OFFSETS_TOPIC, partitions, OFFSETS_TOPIC_CONFIGS);
+    else await maybeSwitchToCompact(ctx);
     const count = ctx.store.partitionCount(OFFSETS_TOPIC);
     const logs: PartitionLog[] = [];
     for (let partition = 0; partition < count; partition++) {
