@@ -1,21 +1,22 @@
 // What a data directory costs by what it stores (issue 24): P partitions ×
-// S sealed segments are created through LogManager (small segments: one
-// batch each), the manager is closed cleanly, then a fresh process reopens
+// S sealed segments are created (small segments: one batch each; one
+// partition through LogManager, copied to the others, see childCreate),
+// the manager is closed cleanly, then a fresh process reopens
 // the directory and reports open time, RSS, external memory (index mirrors
 // live outside the heap) and open descriptors (/proc/self/fd); then reads the
 // oldest batch of every partition and reports the same again. Each point of
-// the curve (1k, 10k, optionally 100k segments) runs in its own child
+// the curve (1k, 10k, optionally 100k sealed segments, 1,000 active) runs in its own child
 // processes so RSS and descriptors are that point's only, the reopen under
 // `ulimit -n` SEGLOG_BENCH_ULIMIT (default 4096). A point that cannot be
 // created or reopened reports the error instead of numbers. Each point is
 // created once and reopened --runs times (fresh processes); medians printed.
 // No baseline column: the engine before the handle cache cannot reopen the
 // larger points under the limit at all (see the issue's figures).
-// `--quick`: 1k and 10k segments; otherwise also 100k (SEGLOG_BENCH_SCALE_MAX
+// `--quick`: 1k and 10k sealed segments; otherwise also 100k (SEGLOG_BENCH_SCALE_MAX
 // caps the largest point). The directory is under os.tmpdir() (SEGLOG_BENCH_DIR
 // overrides) and removed after each point.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +33,7 @@ interface Point {
 interface Measure {
   readonly ms: number;
   readonly rssMB: number;
+  readonly heapMB: number;
   readonly externalMB: number;
   readonly fds: number;
 }
@@ -42,7 +44,7 @@ function openFds(): number {
 
 function measure(startNs: bigint): Measure {
   const usage = process.memoryUsage();
-  return { ms: Number(process.hrtime.bigint() - startNs) / 1e6, rssMB: usage.rss / 1e6, externalMB: (usage.external + usage.arrayBuffers) / 1e6, fds: openFds() };
+  return { ms: Number(process.hrtime.bigint() - startNs) / 1e6, rssMB: usage.rss / 1e6, heapMB: usage.heapUsed / 1e6, externalMB: (usage.external + usage.arrayBuffers) / 1e6, fds: openFds() };
 }
 
 async function loadEngine(): Promise<{ io: import('@seglog/io').Io; LogManager: typeof import('@seglog/log').LogManager; config: import('@seglog/log').LogConfig; buildBatch: typeof import('@seglog/records').buildBatch }> {
@@ -58,18 +60,47 @@ function managerOptions(config: import('@seglog/log').LogConfig, extra: Record<s
   return { defaultConfig: config, minFreeBytes: 0, checkpointIntervalMs: 0, diskCheckIntervalMs: 0, ...extra } as import('@seglog/log').LogManagerOptions;
 }
 
-/** Child, phase "create": P partitions × (S + 1) appends of one batch (S sealed + 1 active segment each). */
+/**
+ * Child, phase "create": partition 0 gets S + 1 appends of one batch through
+ * LogManager (S sealed + 1 active segment), the manager is closed cleanly,
+ * then partition 0's files are copied (not linked: each partition has its own
+ * inodes and page cache) to partitions 1..P-1 and the data directory's
+ * checkpoints list every partition as partition 0 is listed; one more clean
+ * open and close writes the clean-shutdown files. Appending every
+ * partition through the engine costs a roll (and its syncs) per segment:
+ * 100,000 of them did not finish in 20 minutes on this VM.
+ */
 async function childCreate(dir: string, point: Point): Promise<void> {
   const { io, LogManager, config, buildBatch } = await loadEngine();
   const manager = await LogManager.open(io, dir, managerOptions(config, {}));
   const value = Buffer.alloc(RECORD_BYTES, 0x61);
-  for (let p = 0; p < point.partitions; p++) {
-    const log = await manager.getOrCreateLog('scale', p);
-    for (let s = 0; s <= point.segmentsPerPartition; s++) {
-      await log.appendAsLeader(buildBatch({ records: [{ key: null, value }], baseTimestamp: 1_700_000_000_000 + s }), { leaderEpoch: 0 });
-    }
+  const log = await manager.getOrCreateLog('scale', 0);
+  for (let s = 0; s <= point.segmentsPerPartition; s++) {
+    await log.appendAsLeader(buildBatch({ records: [{ key: null, value }], baseTimestamp: 1_700_000_000_000 + s }), { leaderEpoch: 0 });
   }
   await manager.close();
+  const template = path.join(dir, 'scale-0');
+  const files = readdirSync(template);
+  for (let p = 1; p < point.partitions; p++) {
+    const target = path.join(dir, `scale-${p}`);
+    mkdirSync(target);
+    for (const f of files) copyFileSync(path.join(template, f), path.join(target, f));
+  }
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith('-checkpoint')) continue;
+    // OffsetCheckpoint text: version, count, then "topic partition offset" lines.
+    const [version, , ...entries] = readFileSync(path.join(dir, name), 'utf8').split('\n').filter((l) => l !== '');
+    const first = entries.find((l) => l.startsWith('scale 0 '));
+    if (first === undefined) continue;
+    const offset = first.split(' ')[2] as string;
+    const lines = Array.from({ length: point.partitions }, (_, p) => `scale ${p} ${offset}`);
+    const tmp = path.join(dir, `${name}.tmp`);
+    writeFileSync(tmp, `${version}\n${point.partitions}\n${lines.join('\n')}\n`);
+    renameSync(tmp, path.join(dir, name));
+  }
+  // One clean open and close of the whole directory: its clean-shutdown files (the marker, the sealed
+  // segments' sizes) are then the engine's own, for every partition.
+  await (await LogManager.open(io, dir, managerOptions(config, { loadConcurrency: 8 }))).close();
 }
 
 /** Child, phase "reopen": clean reopen, measure; read the oldest batch of every partition, measure again. */
@@ -111,14 +142,17 @@ function errorLine(stderr: string): string {
 export async function run(options: BenchOptions): Promise<void> {
   const ulimit = Number(process.env.SEGLOG_BENCH_ULIMIT ?? 4096);
   const max = Number(process.env.SEGLOG_BENCH_SCALE_MAX ?? (options.quick ? 10_000 : 100_000));
+  // The same 1,000 active segments at every point, 1, 10 and 100 sealed ones behind each: what grows is
+  // what is stored. (10,000 partitions cannot be open under ulimit -n 4096 at all: an active segment holds
+  // three descriptors, .log, .index and .timeindex, so 1,000 partitions already take 3,000 of them.)
   const points: Point[] = [
-    { partitions: 100, segmentsPerPartition: 10 },
+    { partitions: 1000, segmentsPerPartition: 1 },
     { partitions: 1000, segmentsPerPartition: 10 },
-    { partitions: 10_000, segmentsPerPartition: 10 },
+    { partitions: 1000, segmentsPerPartition: 100 },
   ].filter((p) => p.partitions * p.segmentsPerPartition <= max);
   const extra = process.env.SEGLOG_BENCH_SCALE_OPTIONS ?? '{}';
   console.log(`# ${RECORD_BYTES}-byte records, one batch per 1 KiB segment; medians of ${options.runs} clean reopens under ulimit -n ${ulimit}; manager options ${extra}; shared, busy machine`);
-  const rows: string[][] = [['segments', 'partitions', 'open ms', 'RSS MB', 'ext MB', 'fds', 'read-all ms', 'RSS MB', 'ext MB', 'fds']];
+  const rows: string[][] = [['sealed', 'partitions', 'open ms', 'RSS MB', 'heap MB', 'ext MB', 'fds', 'read-all ms', 'RSS MB', 'heap MB', 'ext MB', 'fds']];
   for (const point of points) {
     const root = process.env.SEGLOG_BENCH_DIR ?? os.tmpdir();
     const dir = mkdtempSync(path.join(root, 'seglog-scale-'));
@@ -144,8 +178,8 @@ export async function run(options: BenchOptions): Promise<void> {
         continue;
       }
       const med = (pick: (s: { opened: Measure; read: Measure }) => number, digits = 0): string => median(samples.map(pick)).toFixed(digits);
-      rows.push([sealed, String(point.partitions), med((s) => s.opened.ms), med((s) => s.opened.rssMB), med((s) => s.opened.externalMB), med((s) => s.opened.fds),
-        med((s) => s.read.ms), med((s) => s.read.rssMB), med((s) => s.read.externalMB), med((s) => s.read.fds)]);
+      rows.push([sealed, String(point.partitions), med((s) => s.opened.ms), med((s) => s.opened.rssMB), med((s) => s.opened.heapMB), med((s) => s.opened.externalMB), med((s) => s.opened.fds),
+        med((s) => s.read.ms), med((s) => s.read.rssMB), med((s) => s.read.heapMB), med((s) => s.read.externalMB), med((s) => s.read.fds)]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -93,6 +93,8 @@ const fixedNames = {
   /** The log cleaner's figures across restarts (checkpoint/cleaner-stats-checkpoint.ts). */
   cleanerStats: 'cleaner-stats',
   cleanShutdown: '.kafka_cleanshutdown',
+  /** What a clean close knew of every sealed segment (log-dir/sealed-sizes.ts). */
+  sealedSizes: '.seglog_sealed_sizes',
   lock: '.lock',
   partitionMetadata: 'partition.metadata',
 } as const;
@@ -282,7 +284,7 @@ export type DataDirEntry =
 const DATA_DIR_OWN_FILES: ReadonlySet<string> = new Set([
   fixedNames.lock, fixedNames.cleanShutdown, fixedNames.recoveryPointCheckpoint,
   fixedNames.logStartOffsetCheckpoint, fixedNames.replicationOffsetCheckpoint,
-  fixedNames.cleanerOffsetCheckpoint, fixedNames.cleanerStats,
+  fixedNames.cleanerOffsetCheckpoint, fixedNames.cleanerStats, fixedNames.sealedSizes,
 ]);
 
 /**

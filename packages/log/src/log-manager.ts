@@ -61,6 +61,7 @@ import type { CorruptionPolicy, DirectFallback } from './log/log.js';
 import type { LogConfig } from './log-config.js';
 import { DirCheckpointer } from './log-dir/dir-checkpointer.js';
 import { LogCleaner } from './cleaner/log-cleaner.js';
+import { writeSealedSizes } from './log-dir/sealed-sizes.js';
 import { readStartState, startPositions, writeCleanShutdownMarker } from './log-dir/dir-start.js';
 import type { StartState } from './log-dir/dir-start.js';
 import { lockDataDir } from './log-dir/dir-lock.js';
@@ -469,6 +470,7 @@ export class LogManager {
       if (rejected !== undefined) throw rejected.reason;
       if (wasOpen && !offlineBefore && this.stateValue === 'open') {
         await this.writeCheckpoints();
+        await writeSealedSizes(this.io, this.dir, [...this.logsByName].map(([name, log]) => [name, log.sealedFacts()] as const));
         await writeCleanShutdownMarker(this.io, this.dir, this.brokerEpoch);
       }
     } catch (error) {

@@ -40,7 +40,7 @@ describe('HandleCache', () => {
     io.setPinned(['/data/0.log'], true);
     let holding = true;
     const held = (await io.open('/data/held.log', { create: true })) as CachedFile;
-    held.holdWhile(() => holding);
+    held.holdWhile({ get refCount() { return holding ? 2 : 1; } }); // held while a plan retains its SegmentFileRef (refCount > 1)
     for (let i = 1; i < 5; i++) await (await io.open(`/data/${i}.log`, { create: true })).pwrite(Buffer.from('x'), 0);
     expect(pinned.isOpen).toBe(true);
     expect(held.isOpen).toBe(true);

@@ -27,7 +27,8 @@ export interface LogDirs {
 }
 
 const DATA_DIR_FILES: readonly string[] = [
-  FileNames.recoveryPointCheckpoint, FileNames.logStartOffsetCheckpoint, FileNames.cleanShutdown, FileNames.lock,
+  FileNames.recoveryPointCheckpoint, FileNames.logStartOffsetCheckpoint, FileNames.cleanShutdown, FileNames.lock, FileNames.sealedSizes,
+  FileNames.cleanerOffsetCheckpoint, FileNames.cleanerStats,
 ];
 
 /** A live `<topic>-<partition>` name, or null (FileNames.classifyDataDirEntry's rule, as the LogManager loads). */

@@ -90,6 +90,8 @@ export class LeaderEpochCache {
     const checkpoint = new LeaderEpochCheckpoint(io, path);
     const cache = new LeaderEpochCache(checkpoint, []);
     for (const entry of await checkpoint.read()) cache.assignInMemory(entry.epoch, entry.startOffset);
+    // What was read is what the file holds: loading alone writes nothing (every open of a log used to rewrite and sync it).
+    cache.dirty = false;
     return cache;
   }
 
@@ -177,6 +179,8 @@ export class LeaderEpochCache {
     while (removed < this.entries.length && (this.entries[removed] as EpochEntry).startOffset <= startOffset) removed++;
     if (removed === 0) return;
     const lastRemoved = this.entries[removed - 1] as EpochEntry;
+    // The first entry already starts exactly there (every open of a log whose start is its first epoch's): nothing changes, nothing is written.
+    if (removed === 1 && lastRemoved.startOffset === startOffset) return;
     this.entries = [{ epoch: lastRemoved.epoch, startOffset }, ...this.entries.slice(removed)];
     this.writeInBackground();
   }

@@ -23,9 +23,9 @@ import { BatchHeaderReader } from '../segment/batch-header-reader.js';
 
 const SEGMENT_KINDS = new Set(['log', 'index', 'timeindex', 'txnindex']);
 
-/** Finishes or rolls back interrupted cleaner swaps in `dir`; returns the count of files changed. */
-export async function recoverCleanerLeftovers(io: Io, dir: string): Promise<number> {
-  const names = await io.readdir(dir);
+/** Finishes or rolls back interrupted cleaner swaps in `dir` (`listing`: its names, when just read); returns the count of files changed. */
+export async function recoverCleanerLeftovers(io: Io, dir: string, listing?: readonly string[]): Promise<number> {
+  const names = listing ?? (await io.readdir(dir));
   let minCleaned = Number.POSITIVE_INFINITY;
   const swaps: { name: string; offset: number; kind: string }[] = [];
   const regular: { name: string; offset: number }[] = [];

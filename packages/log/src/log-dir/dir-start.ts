@@ -6,6 +6,8 @@
 //   CleanShutdownFileHandler). Read and then DELETED (unlink + directory
 //   fsync) before any log is loaded, so a crash while loading counts as
 //   unclean; written `.tmp`, fsync, rename, directory fsync.
+// - `.seglog_sealed_sizes` (sealed-sizes.ts): read with the marker and
+//   deleted before the same fsync; used only when the marker was there.
 // - `recovery-point-offset-checkpoint`, `log-start-offset-checkpoint`:
 //   OffsetCheckpoint files. An unreadable recovery-point checkpoint makes
 //   every recovery point unknown (null), never 0; an unreadable log-start
@@ -15,6 +17,8 @@ import { OffsetCheckpoint } from '../checkpoint/offset-checkpoint.js';
 import { FileNames } from '../file-names.js';
 import type { ParsedPartitionDirName } from '../file-names.js';
 import { join } from './partition-dirs.js';
+import { takeSealedSizes } from './sealed-sizes.js';
+import type { SealedFacts, SealedSizes } from './sealed-sizes.js';
 
 export const CLEAN_SHUTDOWN_VERSION = 0;
 
@@ -25,6 +29,8 @@ export interface StartState {
   /** null: the recovery-point checkpoint exists but could not be read (every recovery point unknown). */
   readonly recoveryPoints: Map<string, number> | null;
   readonly logStartOffsets: Map<string, number>;
+  /** What the clean close knew of every sealed segment (sealed-sizes.ts); null without a clean shutdown or the file. */
+  readonly sealedSizes: SealedSizes | null;
   readonly notes: string[];
 }
 
@@ -41,6 +47,8 @@ export async function readStartState(io: Io, dir: string): Promise<StartState> {
   const markerPath = join(dir, FileNames.cleanShutdown);
   const hadCleanShutdown = await io.exists(markerPath);
   let brokerEpoch = -1;
+  // Before the marker goes: both are deleted before the one directory fsync (a stale file without the marker is deleted unread).
+  const sealedSizes = await takeSealedSizes(io, dir, hadCleanShutdown, notes);
   if (hadCleanShutdown) {
     brokerEpoch = parseMarker((await io.readFile(markerPath)).toString('utf8'));
     await io.unlink(markerPath);
@@ -50,7 +58,7 @@ export async function readStartState(io: Io, dir: string): Promise<StartState> {
     'every recovery point is unknown: recovery scans every segment and refuses to cut anything but a zero tail');
   const logStartOffsets = await readCheckpointMap(new OffsetCheckpoint(io, join(dir, FileNames.logStartOffsetCheckpoint)), notes,
     'every log start offset is taken from the first segment') ?? new Map<string, number>();
-  return { hadCleanShutdown, brokerEpoch, recoveryPoints, logStartOffsets, notes };
+  return { hadCleanShutdown, brokerEpoch, recoveryPoints, logStartOffsets, sealedSizes, notes };
 }
 
 /** The checkpoint's map (empty when the file is missing), or null with a note when it exists but cannot be read. */
@@ -92,9 +100,11 @@ export async function writeCleanShutdownMarker(io: Io, dir: string, brokerEpoch:
 }
 
 /** The positions a found partition opens with: its recovery point and log start from the checkpoints, the marker's verdict. */
-export function startPositions(start: StartState, tp: ParsedPartitionDirName): { topic: string; partition: number; recoveryPoint: number | null; logStartOffset: number; hadCleanShutdown: boolean } {
+export function startPositions(start: StartState, tp: ParsedPartitionDirName): { topic: string; partition: number; recoveryPoint: number | null; logStartOffset: number; hadCleanShutdown: boolean; sealedSizes?: ReadonlyMap<number, SealedFacts> } {
   const name = `${tp.topic}-${tp.partition}`;
+  const sealedSizes = start.sealedSizes?.get(name);
   return {
+    ...(sealedSizes === undefined ? {} : { sealedSizes }),
     topic: tp.topic,
     partition: tp.partition,
     recoveryPoint: start.recoveryPoints === null ? null : (start.recoveryPoints.get(name) ?? 0),

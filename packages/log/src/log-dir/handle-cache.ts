@@ -120,8 +120,8 @@ export class HandleCache {
 export class CachingIo implements Io {
   readonly inner: Io;
   readonly cache: HandleCache;
-  /** Cached files by their current path. */
-  private readonly byPath = new Map<string, Set<CachedFile>>();
+  /** Cached files by their current path: one file (the usual case, no Set per path), or a Set of them. */
+  private readonly byPath = new Map<string, CachedFile | Set<CachedFile>>();
 
   constructor(inner: Io, cache: HandleCache) {
     this.inner = inner;
@@ -143,7 +143,7 @@ export class CachingIo implements Io {
   /** Pins (active) or unpins the cached files at these paths: a pinned file is never evicted. */
   setPinned(paths: readonly string[], pinned: boolean): void {
     for (const path of paths) {
-      for (const file of this.byPath.get(path) ?? []) {
+      for (const file of this.filesAt(path)) {
         if (file.pinned === pinned) continue;
         file.pinned = pinned;
         this.cache.notePinned(file, pinned);
@@ -152,22 +152,29 @@ export class CachingIo implements Io {
     if (!pinned) this.cache.trim();
   }
 
+  private filesAt(path: string): Iterable<CachedFile> {
+    const at = this.byPath.get(path);
+    return at === undefined ? [] : at instanceof CachedFile ? [at] : at;
+  }
+
   /** @internal */
   track(file: CachedFile, path: string): void {
-    let set = this.byPath.get(path);
-    if (set === undefined) {
-      set = new Set();
-      this.byPath.set(path, set);
-    }
-    set.add(file);
+    const at = this.byPath.get(path);
+    if (at === undefined || at === file) this.byPath.set(path, file);
+    else if (at instanceof CachedFile) this.byPath.set(path, new Set([at, file]));
+    else at.add(file);
   }
 
   /** @internal */
   untrack(file: CachedFile, path: string): void {
-    const set = this.byPath.get(path);
-    if (set === undefined) return;
-    set.delete(file);
-    if (set.size === 0) this.byPath.delete(path);
+    const at = this.byPath.get(path);
+    if (at === undefined) return;
+    if (at instanceof CachedFile) {
+      if (at === file) this.byPath.delete(path);
+      return;
+    }
+    at.delete(file);
+    if (at.size === 0) this.byPath.delete(path);
   }
 
   /**
@@ -181,8 +188,8 @@ export class CachingIo implements Io {
 
   async rename(from: string, to: string): Promise<void> {
     await this.inner.rename(from, to);
-    const files = this.byPath.get(from);
-    if (files === undefined) return;
+    const files = [...this.filesAt(from)];
+    if (files.length === 0) return;
     this.byPath.delete(from);
     for (const file of files) {
       file.moveTo(to);
@@ -222,6 +229,9 @@ export class CachingIo implements Io {
   }
 }
 
+/** The reopen options of a plain read-write file (shared: most files have none). */
+const NO_OPTIONS: OpenOptions = Object.freeze({});
+
 /** An IoFile whose descriptor the HandleCache may close while idle and that reopens on use. */
 export class CachedFile implements IoFile {
   readonly direct = false;
@@ -234,12 +244,15 @@ export class CachedFile implements IoFile {
   private opening: Promise<IoFile> | null = null;
   private inFlight = 0;
   private closed = false;
-  private held: () => boolean = () => false;
+  /** The SegmentFileRef that keeps this handle open while retained beyond its segment's own reference (holdWhile). */
+  private holder: HandleHolder | null = null;
+  /** track()'s settle callback, made on first use: an idle file costs no closure (a sealed segment has three files). */
+  private settledFn: (() => void) | null = null;
 
   constructor(owner: CachingIo, path: string, options: OpenOptions) {
     this.owner = owner;
     this.pathValue = path;
-    this.reopenOptions = { ...(options.readOnly === true ? { readOnly: true } : {}), ...(options.dsync === true ? { dsync: true } : {}) };
+    this.reopenOptions = options.readOnly !== true && options.dsync !== true ? NO_OPTIONS : { ...(options.readOnly === true ? { readOnly: true } : {}), ...(options.dsync === true ? { dsync: true } : {}) };
     owner.cache.noteFile(1);
   }
 
@@ -257,13 +270,13 @@ export class CachedFile implements IoFile {
     return this.real !== null;
   }
 
-  /** Keeps the handle open while `held()` is true (a SegmentFileRef retained by a plan). */
-  holdWhile(held: () => boolean): void {
-    this.held = held;
+  /** Keeps the handle open while `holder.refCount > 1` (a SegmentFileRef retained by a plan). */
+  holdWhile(holder: HandleHolder): void {
+    this.holder = holder;
   }
 
   get evictable(): boolean {
-    return this.real !== null && this.inFlight === 0 && !this.pinned && !this.held();
+    return this.real !== null && this.inFlight === 0 && !this.pinned && !(this.holder !== null && this.holder.refCount > 1);
   }
 
   /** @internal Opens now with the caller's options (create, exclusive). */
@@ -330,10 +343,13 @@ export class CachedFile implements IoFile {
     });
   }
 
-  private readonly settled = (): void => {
-    this.inFlight--;
-    if (this.inFlight === 0) this.owner.cache.trim();
-  };
+  private get settled(): () => void {
+    this.settledFn ??= () => {
+      this.inFlight--;
+      if (this.inFlight === 0) this.owner.cache.trim();
+    };
+    return this.settledFn;
+  }
 
   /** Counts the operation in flight until its promise settles (an in-flight file is never evicted). */
   private track<T>(run: () => Promise<T>): Promise<T> {
@@ -406,9 +422,14 @@ export class CachedFile implements IoFile {
   }
 }
 
-/** Keeps a cached .log handle open while `held()` (its SegmentFileRef is retained by a plan); no-op for other files. */
-export function holdWhile(file: IoFile, held: () => boolean): void {
-  if (file instanceof CachedFile) file.holdWhile(held);
+/** What holds a cached handle open: its segment's reference plus any a plan retains. */
+export interface HandleHolder {
+  readonly refCount: number;
+}
+
+/** Keeps a cached .log handle open while `holder.refCount > 1` (its SegmentFileRef is retained by a plan); no-op for other files. */
+export function holdWhile(file: IoFile, holder: HandleHolder): void {
+  if (file instanceof CachedFile) file.holdWhile(holder);
 }
 
 /** Pins (the segment is active) or unpins a segment's cached files; no-op on a plain Io. */

@@ -3,6 +3,7 @@
 // BlackholeLog can name them without importing the Log class (no import
 // circle between log.ts and its collaborators).
 
+import type { SealedFacts } from '../log-dir/sealed-sizes.js';
 import type { AlignedArena, BlockingPool } from '@seglog/io';
 import type { IsolationLevel } from '../fetch-plan.js';
 import type { CorruptionPolicy } from '../recovery/log-loader.js';
@@ -40,6 +41,8 @@ export interface LogOpenOptions {
   /** The checkpointed log start offset. */
   readonly logStartOffset: number;
   readonly hadCleanShutdown: boolean;
+  /** What the clean close knew of the sealed segments, by base offset (log-dir/sealed-sizes.ts): they are opened without a stat. */
+  readonly sealedSizes?: ReadonlyMap<number, SealedFacts>;
   /** Wall clock in ms (tests inject one). Default Date.now. */
   readonly now?: () => number;
   /** Random in [0, 1) for the per-segment roll jitter. Default Math.random. */

@@ -54,6 +54,8 @@
 // - log/log-positions.ts: the positions and state they all read.
 // - log/log-parts.ts: how the collaborators above are made and wired.
 
+import { sealedFactsOf } from '../log-dir/sealed-sizes.js';
+import type { SealedFacts } from '../log-dir/sealed-sizes.js';
 import { assert } from '@seglog/common';
 import { BlockingPool } from '@seglog/io';
 import type { Io } from '@seglog/io';
@@ -183,6 +185,7 @@ export class Log {
       recoveryPoint: options.recoveryPoint,
       logStartOffset: options.logStartOffset,
       hadCleanShutdown: options.hadCleanShutdown,
+      ...(options.sealedSizes === undefined ? {} : { sealedSizes: options.sealedSizes }),
       onCorruption: options.onCorruption ?? 'fail',
       nowMs: now(),
       jitter: () => rollJitter(config, random),
@@ -252,6 +255,11 @@ export class Log {
   /** Base offsets of the segments, ascending. */
   segmentBaseOffsets(): number[] {
     return this.segments.baseOffsets();
+  }
+
+  /** What a clean close records of the sealed segments (log-dir/sealed-sizes.ts). */
+  sealedFacts(): Array<readonly [number, SealedFacts]> {
+    return sealedFactsOf(this.segments.all());
   }
 
   get numberOfSegments(): number {

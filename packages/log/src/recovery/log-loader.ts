@@ -71,6 +71,7 @@ import type { RecoveryFacts } from './recovery-verdict.js';
 import { logCorruption } from '../internal/log-errors.js';
 import { seams } from '../internal/test-seams.js';
 import { recoverCleanerLeftovers } from '../cleaner/swap-recovery.js';
+import type { SealedFacts } from '../log-dir/sealed-sizes.js';
 
 export type CorruptionPolicy = 'fail' | 'truncate';
 
@@ -79,6 +80,8 @@ export interface LoadOptions {
   readonly recoveryPoint: number | null;
   readonly logStartOffset: number;
   readonly hadCleanShutdown: boolean;
+  /** With hadCleanShutdown: what the clean close knew of the sealed segments (log-dir/sealed-sizes.ts). */
+  readonly sealedSizes?: ReadonlyMap<number, SealedFacts>;
   readonly onCorruption: CorruptionPolicy;
   readonly nowMs: number;
   readonly jitter: () => number;
@@ -97,10 +100,11 @@ export interface LoadedLog {
   readonly truncatedBytes: number;
 }
 
-/** Removes transient and orphan files; returns the base offsets that have a .log file, ascending. */
-async function cleanDirectory(io: Io, dir: string): Promise<number[]> {
-  await recoverCleanerLeftovers(io, dir);
-  const names = await io.readdir(dir);
+/** Removes transient and orphan files; returns the base offsets that have a .log file, ascending, and the names left. */
+async function cleanDirectory(io: Io, dir: string): Promise<{ bases: number[]; listing: Set<string> }> {
+  const first = await io.readdir(dir);
+  // The listing is read again only when the cleaner's leftovers changed it.
+  const names = (await recoverCleanerLeftovers(io, dir, first)) > 0 ? await io.readdir(dir) : first;
   const logs = new Set<number>();
   const indexes: { name: string; offset: number }[] = [];
   let removed = 0;
@@ -127,7 +131,10 @@ async function cleanDirectory(io: Io, dir: string): Promise<number[]> {
     removed++;
   }
   if (removed > 0) await io.fsyncDir(dir);
-  return [...logs].sort((a, b) => a - b);
+  const listing = new Set(names);
+  for (const name of names) if (name.endsWith('.tmp') || FileNames.parseSegmentFileName(name)?.transient != null) listing.delete(name);
+  for (const index of indexes) if (!logs.has(index.offset)) listing.delete(index.name);
+  return { bases: [...logs].sort((a, b) => a - b), listing };
 }
 
 function needsRebuild(segment: Segment): boolean {
@@ -287,11 +294,23 @@ function checkEnd(segments: readonly Segment[], logEndOffset: number, options: L
   });
 }
 
+/** The recorded facts of a sealed segment whose .index and .timeindex are listed and that has no .txnindex (which loads eagerly). */
+function knownFacts(sizes: ReadonlyMap<number, SealedFacts> | undefined, base: number, listing: ReadonlySet<string>): SealedFacts | undefined {
+  const facts = sizes?.get(base);
+  if (facts === undefined) return undefined;
+  const has = (kind: 'index' | 'timeindex' | 'txnindex'): boolean => listing.has(FileNames.segmentFileName(base, kind, null));
+  return has('index') && has('timeindex') && !has('txnindex') ? facts : undefined;
+}
+
 async function openSegments(io: Io, dir: string, config: LogConfig, options: LoadOptions): Promise<Segment[]> {
   const segments: Segment[] = [];
   try {
-    for (const base of await cleanDirectory(io, dir)) {
-      segments.push(await Segment.open(io, dir, base, config, { nowMs: options.nowMs, rollJitterMs: options.jitter() }));
+    const { bases, listing } = await cleanDirectory(io, dir);
+    for (let i = 0; i < bases.length; i++) {
+      const base = bases[i] as number;
+      // A sealed segment the clean close recorded is opened without a stat, if the listing agrees with the record.
+      const known = options.hadCleanShutdown && i < bases.length - 1 ? knownFacts(options.sealedSizes, base, listing) : undefined;
+      segments.push(await Segment.open(io, dir, base, config, { nowMs: options.nowMs, rollJitterMs: options.jitter() }, listing, known));
     }
   } catch (error) {
     await closeAll(segments);
@@ -302,12 +321,16 @@ async function openSegments(io: Io, dir: string, config: LogConfig, options: Loa
 
 /** Loads (and if needed recovers) the log in `dir`. */
 export async function loadLog(io: Io, dir: string, config: LogConfig, options: LoadOptions): Promise<LoadedLog> {
-  if (!(await io.exists(dir))) await io.mkdir(dir, { recursive: true });
-  // Always, not only after our own mkdir: a crash between an earlier open's
-  // mkdir and this fsync leaves the directory entry pending, and records
-  // acknowledged later would vanish on power loss (ENGINE BUG 1 in
-  // test/crash-points.test.ts).
-  await io.fsyncDir(dir.slice(0, Math.max(1, dir.lastIndexOf('/'))));
+  const existed = await io.exists(dir);
+  if (!existed) await io.mkdir(dir, { recursive: true });
+  // Always after an unclean stop, not only after our own mkdir: a crash
+  // between an earlier open's mkdir and this fsync leaves the directory entry
+  // pending, and records acknowledged later would vanish on power loss
+  // (ENGINE BUG 1 in test/crash-points.test.ts). An existing directory after
+  // a clean shutdown is already durable: the process that made it fsynced
+  // the parent (here or in LogManager's create), and the clean-shutdown
+  // marker's rename fsynced the data directory, its parent.
+  if (!existed || !options.hadCleanShutdown) await io.fsyncDir(dir.slice(0, Math.max(1, dir.lastIndexOf('/'))));
   let segments = await openSegments(io, dir, config, options);
   let outcome: RecoveryOutcome;
   let cache: LeaderEpochCache;

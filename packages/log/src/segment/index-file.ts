@@ -48,9 +48,17 @@ export interface IndexFileOptions {
   readonly initialCapacityBytes: number;
   /** An existing file is not read at open: load() reads it before the first use of the mirror. */
   readonly lazy?: boolean;
+  /** Whether the file exists, when the caller knows it (a directory listing): saves open() an exists() call. */
+  readonly present?: boolean | undefined;
+  /** With lazy: the file's length, when a clean close recorded it (no stat at open; load() reads what is there). */
+  readonly knownBytes?: number | undefined;
 }
 
 const UNLOADED = Buffer.alloc(0);
+/** The mirror of an index with no file and no entries yet (distinct from UNLOADED: it is loaded). */
+const EMPTY = Buffer.alloc(0);
+/** Where every file's mutation chain starts (one shared settled promise, not one per index). */
+const SETTLED: Promise<void> = Promise.resolve();
 
 /** Bytes the mirror of an empty index starts with before growing by doubling. */
 export const INITIAL_MIRROR_BYTES = 64 * 1024;
@@ -61,6 +69,8 @@ export class IndexFile {
   private readonly entryBytes: number;
   private readonly sizing: IndexFileSizing;
   private readonly readOnly: boolean;
+  /** What the mirror grows to first from empty (options.initialCapacityBytes, at least one entry). */
+  private readonly initialCapacityBytes: number;
   private file: IoFile | null;
   private mirrorValue: Buffer;
   private usedBytesValue: number;
@@ -70,6 +80,7 @@ export class IndexFile {
   private closed: boolean;
   private failure: unknown;
   private failureListener: ((error: unknown) => void) | null;
+  private keepFailureFn: ((error: unknown) => void) | null;
   private tail: Promise<void>;
   private loadedValue: boolean;
   private loading: Promise<void> | null;
@@ -82,6 +93,7 @@ export class IndexFile {
     this.entryBytes = options.entryBytes;
     this.sizing = options.sizing;
     this.readOnly = options.readOnly;
+    this.initialCapacityBytes = Math.max(options.initialCapacityBytes, options.entryBytes);
     this.file = state.file;
     this.mirrorValue = state.mirror;
     this.usedBytesValue = state.usedBytes;
@@ -91,7 +103,8 @@ export class IndexFile {
     this.closed = false;
     this.failure = undefined;
     this.failureListener = null;
-    this.tail = Promise.resolve();
+    this.keepFailureFn = null;
+    this.tail = SETTLED;
     this.newlyCreated = state.newlyCreated;
     this.loadedValue = state.loaded ?? true;
     this.loading = null;
@@ -105,10 +118,10 @@ export class IndexFile {
   static async open(io: Io, path: string, options: IndexFileOptions): Promise<IndexFile> {
     assert(options.entryBytes > 0, 'IndexFile.open: entryBytes must be positive');
     assert(options.initialCapacityBytes >= 0, 'IndexFile.open: initialCapacityBytes must be non-negative');
-    if (await io.exists(path)) {
+    if (options.present ?? (await io.exists(path))) {
       if (options.lazy === true) {
         // A stat, not an fstat: through the handle cache the descriptor is not opened until load().
-        const size = (await io.stat(path)).size;
+        const size = options.knownBytes ?? (await io.stat(path)).size;
         const file = await io.open(path, { readOnly: options.readOnly });
         const usedBytes = size - (size % options.entryBytes);
         return new IndexFile(io, path, options, { file, mirror: UNLOADED, usedBytes, fileBytes: size, newlyCreated: false, loaded: false });
@@ -126,10 +139,11 @@ export class IndexFile {
         throw error;
       }
     }
-    const mirror = Buffer.alloc(options.initialCapacityBytes);
     if (options.readOnly || options.sizing === 'exact') {
-      return new IndexFile(io, path, options, { file: null, mirror, usedBytes: 0, fileBytes: 0, newlyCreated: !options.readOnly });
+      // No file and nothing in it: no memory until the first reserve() (every sealed segment without a .txnindex has one of these).
+      return new IndexFile(io, path, options, { file: null, mirror: EMPTY, usedBytes: 0, fileBytes: 0, newlyCreated: !options.readOnly });
     }
+    const mirror = Buffer.alloc(options.initialCapacityBytes);
     assert(options.preallocateBytes % options.entryBytes === 0, 'IndexFile.open: preallocateBytes must be whole entries');
     const file = await io.open(path, { create: true });
     try {
@@ -240,7 +254,7 @@ export class IndexFile {
     assert(this.loadedValue, 'IndexFile.reserve: before load()');
     const needed = this.usedBytesValue + bytes;
     if (needed > this.mirrorValue.length) {
-      const grown = Buffer.alloc(Math.max(needed, this.mirrorValue.length * 2, INITIAL_MIRROR_BYTES));
+      const grown = Buffer.alloc(Math.max(needed, this.mirrorValue.length * 2, this.mirrorValue.length === 0 ? this.initialCapacityBytes : INITIAL_MIRROR_BYTES));
       this.mirrorValue.copy(grown, 0, 0, this.usedBytesValue);
       this.mirrorValue = grown;
     }
@@ -407,11 +421,14 @@ export class IndexFile {
     return result;
   }
 
-  /** Keeps the first failure and reports it to the listener (the chain's rejection handler). */
-  private readonly keepFailure = (error: unknown): void => {
-    if (this.failure !== undefined) return;
-    this.failure = error;
-    if (seams.keepIndexFailure) return; // mutant: the failure waits for the next call
-    this.failureListener?.(error);
-  };
+  /** Keeps the first failure and reports it to the listener (the chain's rejection handler; made on the first mutation, so an index never written costs no closure). */
+  private get keepFailure(): (error: unknown) => void {
+    this.keepFailureFn ??= (error: unknown): void => {
+      if (this.failure !== undefined) return;
+      this.failure = error;
+      if (seams.keepIndexFailure) return; // mutant: the failure waits for the next call
+      this.failureListener?.(error);
+    };
+    return this.keepFailureFn;
+  }
 }

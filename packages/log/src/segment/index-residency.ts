@@ -34,6 +34,8 @@ export interface IndexedSegment {
   readonly baseOffset: number;
   /** False for a sealed segment a clean open did not read (segment-state.ts). */
   readonly stateKnown: boolean;
+  /** The size is a clean close's record (log-dir/sealed-sizes.ts), not yet compared with the file. */
+  sizeUnverified: boolean;
   /** Rebuilds both indexes from the .log (Segment.rebuildIndexes). */
   rebuildIndexes(): Promise<void>;
 }
@@ -149,6 +151,7 @@ export function indexCacheStats(io: Io): IndexCacheStats {
 async function loadBoth(segment: IndexedSegment, budget: IndexBudget, check: boolean): Promise<void> {
   if (segment.offsetIndex.isLoaded && segment.timeIndex.isLoaded) return;
   budget.loads++;
+  if (segment.sizeUnverified) await verifyRecordedSize(segment);
   await Promise.all([segment.offsetIndex.load(), segment.timeIndex.load()]);
   if (!check) return;
   try {
@@ -168,6 +171,23 @@ async function loadBoth(segment: IndexedSegment, budget: IndexBudget, check: boo
     }
     await segment.rebuildIndexes();
   }
+}
+
+/**
+ * A size recorded at the clean close must be the file's: a .log that is
+ * shorter lost durable bytes (the damage a cut-short sealed segment is
+ * without the record, issue 23 0a), one that is longer was written after the
+ * close; either is refused, at this and every later read.
+ */
+async function verifyRecordedSize(segment: IndexedSegment): Promise<void> {
+  const actual = await segment.logFile.file.size();
+  if (actual === segment.size) {
+    segment.sizeUnverified = false;
+    return;
+  }
+  throw logCorruption(segment.logFile.path, `a sealed segment changed after the clean shutdown: ${actual} bytes, ${segment.size} recorded`, {
+    baseOffset: segment.baseOffset, position: Math.min(actual, segment.size), offset: segment.baseOffset,
+  });
 }
 
 /**

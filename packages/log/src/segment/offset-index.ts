@@ -49,13 +49,23 @@ export function writeOffsetIndexEntry(buffer: Buffer, at: number, relativeOffset
 }
 
 export class OffsetIndex extends SparseIndex {
-  private readonly keyAt: (slot: number) => number;
-  private readonly positionAt: (slot: number) => number;
+  private keyAtFn: ((slot: number) => number) | null = null;
+  private positionAtFn: ((slot: number) => number) | null = null;
 
   private constructor(storage: IndexFile, baseOffset: number) {
     super(storage, baseOffset, OFFSET_INDEX_ENTRY_BYTES);
-    this.keyAt = (slot) => this.storage.mirror.readInt32BE(slot * OFFSET_INDEX_ENTRY_BYTES);
-    this.positionAt = (slot) => this.storage.mirror.readInt32BE(slot * OFFSET_INDEX_ENTRY_BYTES + 4);
+  }
+
+  /** Entry reader for the binary searches, made on first use (a sealed segment's index that is never searched costs no closure). */
+  private get keyAt(): (slot: number) => number {
+    this.keyAtFn ??= (slot) => this.storage.mirror.readInt32BE(slot * OFFSET_INDEX_ENTRY_BYTES);
+    return this.keyAtFn;
+  }
+
+  /** Entry reader for the binary searches, made on first use (a sealed segment's index that is never searched costs no closure). */
+  private get positionAt(): (slot: number) => number {
+    this.positionAtFn ??= (slot) => this.storage.mirror.readInt32BE(slot * OFFSET_INDEX_ENTRY_BYTES + 4);
+    return this.positionAtFn;
   }
 
   /**

@@ -42,6 +42,7 @@
 // holds them in memory meanwhile; sealed ones are evicted under the
 // LogManager's indexCacheBytes (index-residency.ts).
 
+import type { SealedFacts } from '../log-dir/sealed-sizes.js';
 import { assert } from '@seglog/common';
 import type { Io } from '@seglog/io';
 import { RecordBatch } from '@seglog/records';
@@ -76,6 +77,15 @@ export interface SegmentCreateOptions {
 }
 
 
+/** Segment.open's three indexes: the sparse ones lazily, existence from the listing when known, lengths from `known`. */
+async function openLazyIndexes(io: Io, path: (kind: 'index' | 'timeindex' | 'txnindex') => string, options: { baseOffset: number; maxIndexBytes: number; lazy: boolean },
+  listed: (kind: 'index' | 'timeindex' | 'txnindex') => boolean | undefined, indexWasMissing: boolean, known: SealedFacts | undefined): Promise<{ offsetIndex: OffsetIndex; timeIndex: TimeIndex; txnIndex: TxnIndex }> {
+  const offsetIndex = await OffsetIndex.open(io, path('index'), { ...options, present: !indexWasMissing, knownBytes: known?.indexBytes });
+  const timeIndex = await TimeIndex.open(io, path('timeindex'), { ...options, present: listed('timeindex'), knownBytes: known?.timeIndexBytes });
+  const txnIndex = await TxnIndex.open(io, path('txnindex'), { baseOffset: options.baseOffset, present: listed('txnindex') });
+  return { offsetIndex, timeIndex, txnIndex };
+}
+
 export class Segment {
   readonly io: Io;
   readonly dir: string;
@@ -105,6 +115,8 @@ export class Segment {
   stateKnown: boolean;
   /** The .index file was missing on open: recover before use. */
   indexWasMissing: boolean;
+  /** The size came from a clean close's record, not the file: checked at the first index load (index-residency.ts). */
+  sizeUnverified: boolean;
   /** A running rebuildIndexes() (concurrent readers that find the index wrong share it). */
   private indexRebuild: Promise<void> | null;
   /** Offset translation, range and timestamp reads, and the damage they read around. */
@@ -132,6 +144,7 @@ export class Segment {
     this.bytesSinceLastIndexEntry = 0;
     this.preallocated = false;
     this.indexWasMissing = false;
+    this.sizeUnverified = false;
     this.stateKnown = true;
     this.indexRebuild = null;
     this.reader = new SegmentReader(this);
@@ -156,7 +169,7 @@ export class Segment {
     const logPath = Segment.path(dir, baseOffset, 'log');
     const file = await io.open(logPath, { create: true, exclusive: true });
     const logFile = new SegmentFileRef(file);
-    holdWhile(file, () => logFile.refCount > 1);
+    holdWhile(file, logFile);
     const opened: Array<{ delete(): Promise<void> }> = [];
     try {
       const indexOptions = { baseOffset, maxIndexBytes: config.segmentIndexBytes };
@@ -180,26 +193,23 @@ export class Segment {
   }
 
   /**
-   * Opens an existing segment. Its logical size is the file length; call
-   * loadState() (trusted files) or recover() (after an unclean stop) next.
+   * Opens an existing segment, its size the file's or `known`'s (a clean close's record, log-dir/sealed-sizes.ts, checked at the first index load);
+   * `listing`: the directory's names (no exists() per index). Then loadState() (trusted files) or recover() (after an unclean stop).
    */
-  static async open(io: Io, dir: string, baseOffset: number, config: LogConfig, options: SegmentCreateOptions): Promise<Segment> {
+  static async open(io: Io, dir: string, baseOffset: number, config: LogConfig, options: SegmentCreateOptions, listing?: ReadonlySet<string>, known?: SealedFacts): Promise<Segment> {
     const logPath = Segment.path(dir, baseOffset, 'log');
-    const stat = await io.stat(logPath);
-    const indexPath = Segment.path(dir, baseOffset, 'index');
-    const indexWasMissing = !(await io.exists(indexPath));
+    const stat = known === undefined ? await io.stat(logPath) : { size: known.size, mtimeMs: known.mtimeMs };
+    const listed = (kind: 'index' | 'timeindex' | 'txnindex'): boolean | undefined => listing?.has(FileNames.segmentFileName(baseOffset, kind, null));
+    const indexWasMissing = !(listed('index') ?? (await io.exists(Segment.path(dir, baseOffset, 'index'))));
     const logFile = new SegmentFileRef(await io.open(logPath));
-    holdWhile(logFile.file, () => logFile.refCount > 1);
+    holdWhile(logFile.file, logFile);
     try {
-      const indexOptions = { baseOffset, maxIndexBytes: config.segmentIndexBytes, lazy: true };
-      const offsetIndex = await OffsetIndex.open(io, indexPath, indexOptions);
-      const timeIndex = await TimeIndex.open(io, Segment.path(dir, baseOffset, 'timeindex'), indexOptions);
-      const txnPath = Segment.path(dir, baseOffset, 'txnindex');
-      const txnIndex = await TxnIndex.open(io, txnPath, { baseOffset });
+      const indexes = await openLazyIndexes(io, (kind) => Segment.path(dir, baseOffset, kind), { baseOffset, maxIndexBytes: config.segmentIndexBytes, lazy: true }, listed, indexWasMissing, known);
       const segment = new Segment(io, dir, baseOffset, config, {
-        logFile, offsetIndex, timeIndex, txnIndex, size: stat.size, nowMs: options.nowMs, rollJitterMs: options.rollJitterMs, lastModifiedMs: stat.mtimeMs,
+        logFile, ...indexes, size: stat.size, nowMs: options.nowMs, rollJitterMs: options.rollJitterMs, lastModifiedMs: stat.mtimeMs,
       });
       segment.indexWasMissing = indexWasMissing;
+      segment.sizeUnverified = known !== undefined;
       return segment;
     } catch (error) {
       await logFile.release();

@@ -19,6 +19,10 @@ export interface IndexOpenOptions {
   readonly readOnly?: boolean;
   /** Do not read an existing file at open; load() before the first lookup (segment/index-residency.ts). */
   readonly lazy?: boolean;
+  /** Whether the file exists, when the caller knows it (a directory listing). */
+  readonly present?: boolean | undefined;
+  /** With lazy: the file's length as a clean close recorded it (no stat at open). */
+  readonly knownBytes?: number | undefined;
 }
 
 /** Opens (creating and preallocating when missing) the storage of an index with `entryBytes` entries. */
@@ -35,6 +39,8 @@ export async function openIndexStorage(io: Io, path: string, options: IndexOpenO
     readOnly,
     initialCapacityBytes: Math.min(preallocateBytes, roundDown(INITIAL_MIRROR_BYTES, entryBytes)),
     lazy: options.lazy ?? false,
+    present: options.present,
+    knownBytes: options.knownBytes,
   });
 }
 

@@ -47,13 +47,23 @@ export function writeTimeIndexEntry(buffer: Buffer, at: number, timestamp: numbe
 }
 
 export class TimeIndex extends SparseIndex {
-  private readonly timestampAt: (slot: number) => number;
-  private readonly relativeOffsetAt: (slot: number) => number;
+  private timestampAtFn: ((slot: number) => number) | null = null;
+  private relativeOffsetAtFn: ((slot: number) => number) | null = null;
 
   private constructor(storage: IndexFile, baseOffset: number) {
     super(storage, baseOffset, TIME_INDEX_ENTRY_BYTES);
-    this.timestampAt = (slot) => readInt64BE(this.storage.mirror, slot * TIME_INDEX_ENTRY_BYTES);
-    this.relativeOffsetAt = (slot) => this.storage.mirror.readInt32BE(slot * TIME_INDEX_ENTRY_BYTES + 8);
+  }
+
+  /** Entry reader for the binary searches, made on first use (a sealed segment's index that is never searched costs no closure). */
+  private get timestampAt(): (slot: number) => number {
+    this.timestampAtFn ??= (slot) => readInt64BE(this.storage.mirror, slot * TIME_INDEX_ENTRY_BYTES);
+    return this.timestampAtFn;
+  }
+
+  /** Entry reader for the binary searches, made on first use (a sealed segment's index that is never searched costs no closure). */
+  private get relativeOffsetAt(): (slot: number) => number {
+    this.relativeOffsetAtFn ??= (slot) => this.storage.mirror.readInt32BE(slot * TIME_INDEX_ENTRY_BYTES + 8);
+    return this.relativeOffsetAtFn;
   }
 
   /**

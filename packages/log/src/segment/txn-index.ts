@@ -54,6 +54,8 @@ export interface TxnIndexOpenOptions {
   readonly baseOffset: number;
   /** Open read-only (tools). Default false. */
   readonly readOnly?: boolean;
+  /** Whether the file exists, when the caller knows it (a directory listing). */
+  readonly present?: boolean | undefined;
 }
 
 /** Encodes one AbortedTxn (version 0) at `at`. */
@@ -70,13 +72,18 @@ export class TxnIndex {
   private readonly storage: IndexFile;
   /** First problem found in the file, or null. */
   private corruption: string | null;
-  private readonly lastOffsetAt: (slot: number) => number;
+  private lastOffsetAtFn: ((slot: number) => number) | null = null;
 
   private constructor(storage: IndexFile, baseOffset: number) {
     this.baseOffset = baseOffset;
     this.storage = storage;
     this.corruption = null;
-    this.lastOffsetAt = (slot) => readInt64BE(this.storage.mirror, slot * TXN_INDEX_ENTRY_BYTES + 18);
+  }
+
+  /** Entry reader for the binary searches, made on first use (a sealed segment's index that is never searched costs no closure). */
+  private get lastOffsetAt(): (slot: number) => number {
+    this.lastOffsetAtFn ??= (slot) => readInt64BE(this.storage.mirror, slot * TXN_INDEX_ENTRY_BYTES + 18);
+    return this.lastOffsetAtFn;
   }
 
   /**
@@ -91,6 +98,7 @@ export class TxnIndex {
       preallocateBytes: 0,
       readOnly: options.readOnly ?? false,
       initialCapacityBytes: INITIAL_CAPACITY_BYTES,
+      present: options.present,
     });
     const index = new TxnIndex(storage, options.baseOffset);
     index.corruption = index.findCorruption();
