@@ -77,15 +77,23 @@ interface KillPoint {
 
 const KILLS: readonly KillPoint[] = [{ slice: 3, step: 'endTxn' }, { slice: 5, step: 'txnCommit' }, { slice: 4, step: 'produce' }];
 
-/** The processor's side of one broker incarnation: a connection that kills the broker right after sending the kill point's request. */
+/**
+ * The processor's side of one broker incarnation: a connection that kills the
+ * broker right after sending the kill point's request. `killed` tells the
+ * round's error handler whether an error can be the kill's.
+ */
 class Session {
   slices = 0;
+  killed = false;
   constructor(readonly client: RawClient, readonly kill: KillPoint | null, readonly victim: BrokerChild | null) {}
 
   async call<T>(step: Step, send: () => Promise<T>): Promise<T> {
     const answer = send();
     if (step === 'fetch') this.slices++;
-    if (this.victim !== null && this.kill !== null && this.kill.slice === this.slices && this.kill.step === step) this.victim.child.kill('SIGKILL');
+    if (this.victim !== null && this.kill !== null && this.kill.slice === this.slices && this.kill.step === step) {
+      this.killed = true;
+      this.victim.child.kill('SIGKILL');
+    }
     return answer;
   }
 }
@@ -117,6 +125,10 @@ async function committedPositions(s: Session): Promise<number[]> {
     await pause();
   }
   throw new Error('OffsetFetch never succeeded');
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function ok(what: string, code: number | undefined): void {
@@ -242,11 +254,13 @@ describe('consume-transform-produce under SIGKILL (--sync-on-ack)', () => {
         }
         done = true;
       } catch (error) {
-        if (victim === null) throw error;
-        // The kill: the connection is gone mid-transaction.
+        // The kill: the connection is gone mid-transaction. Any error before
+        // it is the test's failure (else `victim.exited` below waits forever).
+        if (!s.killed) throw new Error(`round ${round}: ${errorText(error)} before the kill point was sent`, { cause: error });
       }
       s.client.close();
       if (victim !== null) {
+        expect(s.killed, `round ${round} reached its kill point ${JSON.stringify(KILLS[round])}`).toBe(true);
         await victim.exited;
         kills++;
         child = await startBrokerChild(args);

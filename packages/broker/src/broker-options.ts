@@ -89,6 +89,10 @@ export interface BrokerOptions {
   readonly transactionStateTopicPartitions: number;
   /** transaction.max.timeout.ms: the largest transaction timeout a producer may ask for (Kafka 900000). */
   readonly transactionMaxTimeoutMs: number;
+  /** transactional.id.expiration.ms: a transactional id idle (no transaction open) this long is removed (Kafka 604800000, 7 days). */
+  readonly transactionalIdExpirationMs: number;
+  /** transaction.remove.expired.transaction.cleanup.interval.ms: how often expired transactional ids are removed (Kafka 3600000). */
+  readonly transactionRemoveExpiredTransactionCleanupIntervalMs: number;
   /** Where the status line and notices go. Default: stdout. */
   readonly log: (line: string) => void;
 }
@@ -122,5 +126,7 @@ export const BROKER_DEFAULTS: BrokerOptions = Object.freeze({
   groupMaxSessionTimeoutMs: 1_800_000,
   transactionStateTopicPartitions: 50,
   transactionMaxTimeoutMs: 900_000,
+  transactionalIdExpirationMs: 604_800_000,
+  transactionRemoveExpiredTransactionCleanupIntervalMs: 3_600_000,
   log: (line: string): void => void process.stdout.write(`${line}\n`),
 });

@@ -127,6 +127,8 @@ export class Broker {
     };
     const txns = new TransactionCoordinator({ persistence: txnPersistence, clock: SYSTEM_CLOCK, allocateProducerId: allocate }, {
       transactionMaxTimeoutMs: options.transactionMaxTimeoutMs,
+      transactionalIdExpirationMs: options.transactionalIdExpirationMs,
+      removeExpiredTransactionalIdsIntervalMs: options.transactionRemoveExpiredTransactionCleanupIntervalMs,
     });
     this.ctx = {
       options, store, waiters: new FetchWaiters(options.maxFetchWaiters), stats: this.stats, allocateProducerId: allocate, groups, txns,

@@ -12,6 +12,7 @@ import { Broker } from './broker.js';
 import { BROKER_DEFAULTS } from './broker-options.js';
 import type { BrokerOptions } from './broker-options.js';
 import { startupRefusal } from './internal/startup-error.js';
+import { MAX_TIMER_DELAY_MS } from './internal/txn/transaction-coordinator.js';
 
 const USAGE = `usage: pnpm start [-- options]
   --data-dir DIR                 data directory (default ./data)
@@ -42,6 +43,10 @@ const USAGE = `usage: pnpm start [-- options]
   --transaction-state-topic-partitions N  partitions of __transaction_state when first created
                                  (transaction.state.log.num.partitions; default 50)
   --transaction-max-timeout-ms N the largest transaction timeout a producer may ask for (transaction.max.timeout.ms; default 900000)
+  --transactional-id-expiration-ms N  remove a transactional id with no open transaction after N ms without
+                                 an update (transactional.id.expiration.ms; default 604800000 = 7 days)
+  --transaction-remove-expired-transaction-cleanup-interval-ms N  how often expired transactional ids
+                                 are removed (default 3600000; at most 2147483647)
   --help`;
 
 function int(name: string, value: string | undefined, min: number): number | undefined {
@@ -64,6 +69,7 @@ export function parseBrokerArgs(argv: readonly string[]): Partial<BrokerOptions>
       'socket-request-max-bytes': { type: 'string' }, 'queued-max-request-bytes': { type: 'string' }, 'connections-max-idle-ms': { type: 'string' },
       'offsets-topic-partitions': { type: 'string' }, 'group-initial-rebalance-delay-ms': { type: 'string' },
       'transaction-state-topic-partitions': { type: 'string' }, 'transaction-max-timeout-ms': { type: 'string' },
+      'transactional-id-expiration-ms': { type: 'string' }, 'transaction-remove-expired-transaction-cleanup-interval-ms': { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -116,6 +122,14 @@ export function parseBrokerArgs(argv: readonly string[]): Partial<BrokerOptions>
   if (txnPartitions !== undefined) options.transactionStateTopicPartitions = txnPartitions;
   const txnMaxTimeout = int('transaction-max-timeout-ms', values['transaction-max-timeout-ms'], 1);
   if (txnMaxTimeout !== undefined) options.transactionMaxTimeoutMs = txnMaxTimeout;
+  const idExpiration = int('transactional-id-expiration-ms', values['transactional-id-expiration-ms'], 1);
+  if (idExpiration !== undefined) options.transactionalIdExpirationMs = idExpiration;
+  const expireInterval = int('transaction-remove-expired-transaction-cleanup-interval-ms', values['transaction-remove-expired-transaction-cleanup-interval-ms'], 1);
+  if (expireInterval !== undefined) {
+    // A node timer fires at once above 2^31 - 1 ms.
+    if (expireInterval > MAX_TIMER_DELAY_MS) throw new Error(`--transaction-remove-expired-transaction-cleanup-interval-ms must be at most ${MAX_TIMER_DELAY_MS}`);
+    options.transactionRemoveExpiredTransactionCleanupIntervalMs = expireInterval;
+  }
   return options;
 }
 

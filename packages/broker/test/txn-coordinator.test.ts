@@ -14,6 +14,9 @@
 //   - the state round-trips through __transaction_state (a reopened coordinator);
 //   - verifyProduce (Produce's KIP-890 check): loading, a pending add, a
 //     prepared transaction, a completed one.
+//   - transactional.id.expiration.ms: an idle id past it is tombstoned and
+//     forgotten (also after a reopen) and starts afresh; an Ongoing or prepared
+//     one stays; a failed tombstone keeps the id for the next check.
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -226,6 +229,114 @@ describe('TransactionCoordinator.verifyProduce', () => {
     expect(await ending).toBe('NONE');
     expect(held.markers).toBe(1);
     expect([txns.verifyProduce(request, p0), txns.verifyProduce(request, p1)]).toEqual(['INVALID_TXN_STATE', 'INVALID_TXN_STATE']);
+    txns.shutdown();
+  });
+});
+
+describe('TransactionCoordinator: transactional.id.expiration.ms', () => {
+  const EXPIRATION_MS = 10_000;
+  const INTERVAL_MS = 1000;
+  const txnOptions = { transactionalIdExpirationMs: EXPIRATION_MS, removeExpiredTransactionalIdsIntervalMs: INTERVAL_MS };
+
+  it('an idle id past it is tombstoned and forgotten, also after a reopen; an Ongoing one stays; the next InitProducerId starts afresh', async () => {
+    const io = new SimIo({ seed: 4 });
+    const world = await openWorld(io, { topic: TOPIC, partitions: 1, txn: txnOptions });
+    const { txns, clock } = world;
+    const p0 = { topic: TOPIC, partition: 0 };
+    expect(await txns.initProducerId('idle', 60_000, NO_EXPECTED)).toEqual({ error: 'NONE', producerId: 1000, producerEpoch: 0 });
+    const done = await txns.initProducerId('done', 60_000, NO_EXPECTED);
+    const doneMe = { transactionalId: 'done', producerId: done.producerId, producerEpoch: done.producerEpoch };
+    expect(await txns.addPartitions(doneMe, [p0])).toBe('NONE');
+    expect(await txns.endTxn(doneMe, true)).toBe('NONE');
+    const open = await txns.initProducerId('open', 900_000, NO_EXPECTED);
+    expect(await txns.addPartitions({ transactionalId: 'open', producerId: open.producerId, producerEpoch: open.producerEpoch }, [p0])).toBe('NONE');
+    expect(await txns.initProducerId('later', 60_000, NO_EXPECTED)).toEqual({ error: 'NONE', producerId: 1003, producerEpoch: 0 });
+    const states = (): [string, string][] => [...txns.txns.values()].map((t) => [t.transactionalId, t.state]);
+    // 'later' is updated again 5 s in (an epoch bump): its age counts from then.
+    clock.advance(5000);
+    expect((await txns.initProducerId('later', 60_000, { producerId: 1003, producerEpoch: 0 })).producerEpoch).toBe(1);
+    clock.advance(EXPIRATION_MS - 5000 - 1);
+    await txns.settled();
+    expect(states()).toEqual([['idle', 'Empty'], ['done', 'CompleteCommit'], ['open', 'Ongoing'], ['later', 'Empty']]);
+    // The check at exactly EXPIRATION_MS after the last update removes the two idle ids.
+    clock.advance(1);
+    await txns.settled();
+    expect(states()).toEqual([['open', 'Ongoing'], ['later', 'Empty']]);
+    expect(txns.describe('idle').error).toBe('TRANSACTIONAL_ID_NOT_FOUND');
+    clock.advance(5000);
+    await txns.settled();
+    expect(states()).toEqual([['open', 'Ongoing']]);
+    // Far past it (but inside its 900 s timeout) the Ongoing id still stays.
+    clock.advance(50 * EXPIRATION_MS);
+    await txns.settled();
+    expect(states()).toEqual([['open', 'Ongoing']]);
+    // The last record of each expired id is a tombstone.
+    const last = new Map((await world.topic.load()).map((r) => [r.transactionalId, r.value]));
+    expect(Object.fromEntries([...last.entries()].map(([id, value]) => [id, value?.state ?? null]))).toEqual({ idle: null, done: null, open: 'Ongoing', later: null });
+    txns.shutdown();
+    await world.store.close();
+
+    // A reopened coordinator loads only the Ongoing id; an expired id starts with a new producer id and epoch 0.
+    const reopened = await openWorld(io, { topic: TOPIC, partitions: 1, firstProducerId: 2000, txn: txnOptions });
+    expect([...reopened.txns.txns.keys()]).toEqual(['open']);
+    expect(await reopened.txns.initProducerId('idle', 60_000, NO_EXPECTED)).toEqual({ error: 'NONE', producerId: 2000, producerEpoch: 0 });
+    expect((await reopened.txns.initProducerId('done', 60_000, { producerId: done.producerId, producerEpoch: done.producerEpoch })).producerId).toBe(2001);
+    reopened.txns.shutdown();
+    await reopened.store.close();
+  });
+
+  it('a prepared id never expires; while its tombstone is written an id is busy; a failed tombstone keeps the id', async () => {
+    const stored: [string, StoredTxn | null][] = [];
+    let failTombstones = true;
+    let releaseMarkers = (): void => undefined;
+    const markersHeld = new Promise<void>((resolve) => { releaseMarkers = resolve; });
+    let releaseTombstone = (): void => undefined;
+    const persistence: TxnPersistence = {
+      store: async (transactionalId, value) => {
+        if (value === null) {
+          await new Promise<void>((resolve) => { releaseTombstone = resolve; });
+          if (failTombstones) throw new Error('disk full');
+        }
+        stored.push([transactionalId, value]);
+      },
+      writeMarkers: () => markersHeld,
+    };
+    const clock = new SimClock();
+    let nextId = 7;
+    const txns = new TransactionCoordinator({ persistence, clock, allocateProducerId: () => Promise.resolve(nextId++) }, txnOptions);
+    txns.load([]);
+    expect(await txns.initProducerId('idle', 60_000, NO_EXPECTED)).toEqual({ error: 'NONE', producerId: 7, producerEpoch: 0 });
+    const prepared = await txns.initProducerId('prepared', 900_000, NO_EXPECTED);
+    const me = { transactionalId: 'prepared', producerId: prepared.producerId, producerEpoch: prepared.producerEpoch };
+    expect(await txns.addPartitions(me, [{ topic: TOPIC, partition: 0 }])).toBe('NONE');
+    const ending = txns.endTxn(me, true);
+    for (let i = 0; i < 100 && txns.txns.get('prepared')?.state !== 'PrepareCommit'; i++) await Promise.resolve();
+    expect(txns.txns.get('prepared')?.state).toBe('PrepareCommit');
+    clock.advance(EXPIRATION_MS);
+    // The tombstone of 'idle' waits: the id is busy meanwhile.
+    expect(txns.txns.get('idle')?.pending).toBe(true);
+    expect((await txns.initProducerId('idle', 60_000, NO_EXPECTED)).error).toBe('CONCURRENT_TRANSACTIONS');
+    releaseTombstone();
+    await Promise.race([txns.settled(), ending]);
+    for (let i = 0; i < 100 && txns.txns.get('idle')?.pending === true; i++) await Promise.resolve();
+    // The write failed: the id stays as it was, the prepared one too.
+    expect([...txns.txns.values()].map((t) => [t.transactionalId, t.state, t.pending])).toEqual([['idle', 'Empty', false], ['prepared', 'PrepareCommit', true]]);
+    // The next check retries it.
+    failTombstones = false;
+    clock.advance(INTERVAL_MS);
+    releaseTombstone();
+    for (let i = 0; i < 100 && txns.txns.has('idle'); i++) await Promise.resolve();
+    expect([...txns.txns.keys()]).toEqual(['prepared']);
+    expect(stored.at(-1)).toEqual(['idle', null]);
+    // Once complete, the prepared id expires like any idle one.
+    releaseMarkers();
+    expect(await ending).toBe('NONE');
+    expect(txns.txns.get('prepared')?.state).toBe('CompleteCommit');
+    clock.advance(EXPIRATION_MS);
+    releaseTombstone();
+    await txns.settled();
+    expect(txns.txns.size).toBe(0);
+    expect(stored.at(-1)).toEqual(['prepared', null]);
     txns.shutdown();
   });
 });

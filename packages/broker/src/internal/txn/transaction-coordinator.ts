@@ -23,6 +23,14 @@
 // Transactions left Ongoing past their timeout are aborted the same way (with
 // an epoch bump) by a timer on the injected clock.
 //
+// transactional.id.expiration.ms (Kafka's TransactionStateManager, facts not
+// code): a second timer, every removeExpiredTransactionalIdsIntervalMs, removes
+// each idle id (Empty, CompleteCommit or CompleteAbort, no write pending) whose
+// last update is at least transactionalIdExpirationMs old: a tombstone for its
+// key is stored, then the id is dropped from memory (a failed write keeps it
+// for the next check). The next InitProducerId of the id starts afresh (a new
+// producer id). Ongoing and prepared ids never expire.
+//
 // Until load() completes every call answers COORDINATOR_LOAD_IN_PROGRESS.
 
 import { assert } from '@seglog/common';
@@ -40,11 +48,20 @@ export interface TransactionCoordinatorOptions {
   readonly transactionMaxTimeoutMs: number;
   /** transaction.abort.timed.out.transaction.cleanup.interval.ms (Kafka 10000). */
   readonly abortTimedOutIntervalMs: number;
+  /** transactional.id.expiration.ms: an idle id older than this is removed (Kafka 604800000, 7 days). */
+  readonly transactionalIdExpirationMs: number;
+  /** transaction.remove.expired.transaction.cleanup.interval.ms: how often expired ids are looked for (Kafka 3600000). */
+  readonly removeExpiredTransactionalIdsIntervalMs: number;
 }
+
+/** The longest delay a node timer takes (setTimeout fires at once above it). */
+export const MAX_TIMER_DELAY_MS = 2_147_483_647;
 
 export const TXN_DEFAULTS: TransactionCoordinatorOptions = Object.freeze({
   transactionMaxTimeoutMs: 900_000,
   abortTimedOutIntervalMs: 10_000,
+  transactionalIdExpirationMs: 604_800_000,
+  removeExpiredTransactionalIdsIntervalMs: 3_600_000,
 });
 
 export interface ProducerIdAndEpoch {
@@ -71,22 +88,29 @@ export class TransactionCoordinator {
   loading: boolean;
   private readonly deps: TxnDeps;
   private timer: GroupTimer | null;
+  private expirationTimer: GroupTimer | null;
   /** Completions and aborts running in the background (start-up recovery, fencing, timeouts). */
   private readonly background: Set<Promise<void>>;
 
   constructor(deps: TxnDeps, options: Partial<TransactionCoordinatorOptions> = {}) {
     this.options = { ...TXN_DEFAULTS, ...options };
+    assert(Number.isSafeInteger(this.options.transactionalIdExpirationMs), 'TransactionCoordinator: transactionalIdExpirationMs is not an integer');
+    assert(this.options.transactionalIdExpirationMs >= 1, 'TransactionCoordinator: transactionalIdExpirationMs < 1');
+    assert(Number.isSafeInteger(this.options.removeExpiredTransactionalIdsIntervalMs), 'TransactionCoordinator: removeExpiredTransactionalIdsIntervalMs is not an integer');
+    assert(this.options.removeExpiredTransactionalIdsIntervalMs >= 1, 'TransactionCoordinator: removeExpiredTransactionalIdsIntervalMs < 1');
+    assert(this.options.removeExpiredTransactionalIdsIntervalMs <= MAX_TIMER_DELAY_MS, 'TransactionCoordinator: removeExpiredTransactionalIdsIntervalMs above a timer\'s range');
     this.deps = deps;
     this.txns = new Map();
     this.loading = true;
     this.timer = null;
+    this.expirationTimer = null;
     this.background = new Set();
   }
 
   /**
    * Applies stored records (last write per id wins, null deletes), starts
    * answering, completes every prepared transaction (markers, then CompleteX)
-   * and starts the timeout timer.
+   * and starts the timeout and expiration timers.
    */
   load(records: Iterable<TxnRecord>): void {
     assert(this.loading, 'TransactionCoordinator.load: already loaded');
@@ -99,6 +123,7 @@ export class TransactionCoordinator {
       if (txn.state === 'PrepareCommit' || txn.state === 'PrepareAbort') this.inBackground(txn, () => this.finish(txn, txn.state === 'PrepareCommit'));
     }
     this.scheduleTimeouts();
+    this.scheduleExpiration();
   }
 
   /** Resolves when no background completion runs (tests and stop). */
@@ -324,7 +349,8 @@ export class TransactionCoordinator {
   private inBackground(txn: TxnMetadata, work: () => Promise<void>): void {
     txn.pending = true;
     const running: Promise<void> = work().catch(() => {
-      // Left as stored: a prepared transaction completes at the next EndTxn retry, timeout check or start-up.
+      // Left as stored: a prepared transaction completes at the next EndTxn retry, timeout check or start-up;
+      // an id whose tombstone failed stays until the next expiration check.
     }).finally(() => {
       txn.pending = false;
       this.background.delete(running);
@@ -350,6 +376,35 @@ export class TransactionCoordinator {
     }
   }
 
+  private scheduleExpiration(): void {
+    this.expirationTimer = this.deps.clock.schedule(this.options.removeExpiredTransactionalIdsIntervalMs, () => {
+      this.expirationTimer = null;
+      this.removeExpired();
+      if (!this.loading) this.scheduleExpiration();
+    });
+  }
+
+  /**
+   * Removes every idle id (Empty or CompleteX, no write pending) last updated
+   * at least transactionalIdExpirationMs ago, in the background: its
+   * tombstone is stored, then it leaves `txns`. While the tombstone is
+   * written the id is pending (its calls answer CONCURRENT_TRANSACTIONS); a
+   * failed write leaves it as it was.
+   */
+  removeExpired(): void {
+    const now = this.deps.clock.now();
+    for (const txn of this.txns.values()) {
+      if (txn.pending || !isComplete(txn.state)) continue;
+      if (txn.updateMs > now - this.options.transactionalIdExpirationMs) continue;
+      this.inBackground(txn, async () => {
+        await this.deps.persistence.store(txn.transactionalId, null);
+        assert(this.txns.get(txn.transactionalId) === txn, 'TransactionCoordinator.removeExpired: the id changed while its tombstone was written');
+        assert(isComplete(txn.state), 'TransactionCoordinator.removeExpired: the id left its idle state while its tombstone was written');
+        this.txns.delete(txn.transactionalId);
+      });
+    }
+  }
+
   /** DescribeTransactions: one id. */
   describe(transactionalId: string): { error: BrokerErrorName; txn: TxnMetadata | null } {
     if (this.loading) return { error: 'COORDINATOR_LOAD_IN_PROGRESS', txn: null };
@@ -370,10 +425,12 @@ export class TransactionCoordinator {
     return [...this.txns.values()].filter((txn) => txn.state === 'Ongoing' || txn.state === 'PrepareCommit' || txn.state === 'PrepareAbort');
   }
 
-  /** Stops the timer (broker stop); background completions are awaited by settled(). */
+  /** Stops the timers (broker stop); background completions are awaited by settled(). */
   shutdown(): void {
     this.timer?.cancel();
     this.timer = null;
+    this.expirationTimer?.cancel();
+    this.expirationTimer = null;
     this.loading = true;
   }
 }

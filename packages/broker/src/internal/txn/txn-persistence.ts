@@ -18,7 +18,8 @@ export interface TxnMarker {
 }
 
 export interface TxnPersistence {
-  store(transactionalId: string, value: StoredTxn): Promise<void>;
+  /** The id's record; null stores a tombstone (the id expired, transactional.id.expiration.ms). */
+  store(transactionalId: string, value: StoredTxn | null): Promise<void>;
   /** A COMMIT or ABORT marker on every partition (partitions deleted meanwhile are skipped). */
   writeMarkers(partitions: readonly TxnPartition[], marker: TxnMarker): Promise<void>;
 }

@@ -57,7 +57,8 @@ export class TxnStateTopic implements TxnPersistence {
     return new TxnStateTopic(ctx, logs);
   }
 
-  async store(transactionalId: string, value: StoredTxn): Promise<void> {
+  /** One record (a tombstone when `value` is null), acknowledged as an acks=-1 produce is. */
+  async store(transactionalId: string, value: StoredTxn | null): Promise<void> {
     const log = this.logs[offsetsPartitionFor(transactionalId, this.logs.length)];
     assert(log !== undefined, 'TxnStateTopic.store: no partition');
     const batch = buildBatch({ records: [{ ...encodeTxnRecord({ transactionalId, value }), timestamp: Date.now() }] });
