@@ -33,6 +33,10 @@
 //   parallel    (every codec, linger 0) PARALLEL_PRODUCERS producers, each
 //               with its own connection, accumulator and 4×512 tasks,
 //               sharing the record budget and the merge workers;
+//   partitions  (gzip, zstd, lz4, linger 0) the 4×512 generator over
+//               MANY_PARTITIONS partitions: each request carries a batch per
+//               partition, so records per request no longer stop at one
+//               batch's worth;
 //   closed      (gzip, zstd, lz4, linger 0) the closed loop: records are
 //               added until the accumulator refuses one before anything is
 //               sent, so every uncompressed batch is full (batchBytes) and
@@ -68,6 +72,8 @@ const CLOSED_CODECS: readonly string[] = ['gzip', 'zstd', 'lz4'];
 const LINGERS = [0, 1] as const;
 const PARALLEL_PRODUCERS = 4;
 const PARTITIONS = 1;
+/** The multi-partition variant: one producer's records spread over this many partitions (a request carries one batch per partition). */
+const MANY_PARTITIONS = 16;
 const PRODUCE_TASKS = 4;
 const PRODUCE_CHUNK = 512;
 const MODES = ['uncompressed-bounded', 'compressed-bounded'] as const;
@@ -87,6 +93,7 @@ interface Measured {
 
 interface Variant {
   readonly producers: number;
+  readonly partitions: number;
   readonly lingerMs: number;
   /** Records per producing task's turn (null: the closed loop). */
   readonly chunk: number | null;
@@ -108,15 +115,16 @@ export async function run(options: BenchOptions): Promise<void> {
   try {
     const measured: Measured[] = [];
     const cases: Case[] = [];
-    const variants: Variant[] = LINGERS.map((lingerMs) => ({ producers: 1, lingerMs, chunk, codecs: CODECS }));
-    variants.push({ producers: PARALLEL_PRODUCERS, lingerMs: 0, chunk, codecs: CODECS });
-    variants.push({ producers: 1, lingerMs: 0, chunk: chunk * 2, codecs: ['gzip'] });
-    variants.push({ producers: 1, lingerMs: 0, chunk: null, codecs: CLOSED_CODECS });
+    const variants: Variant[] = LINGERS.map((lingerMs) => ({ producers: 1, partitions: PARTITIONS, lingerMs, chunk, codecs: CODECS }));
+    variants.push({ producers: PARALLEL_PRODUCERS, partitions: PARTITIONS, lingerMs: 0, chunk, codecs: CODECS });
+    variants.push({ producers: 1, partitions: MANY_PARTITIONS, lingerMs: 0, chunk, codecs: CLOSED_CODECS });
+    variants.push({ producers: 1, partitions: PARTITIONS, lingerMs: 0, chunk: chunk * 2, codecs: ['gzip'] });
+    variants.push({ producers: 1, partitions: PARTITIONS, lingerMs: 0, chunk: null, codecs: CLOSED_CODECS });
     for (const codec of CODECS) {
       for (const v of variants) {
         if (!v.codecs.includes(codec)) continue;
         const generator = v.chunk === null ? 'closed' : `tasks ${PRODUCE_TASKS}×${v.chunk}`;
-        const label = `${codec.padEnd(6)} ${generator} linger ${v.lingerMs}${v.producers > 1 ? ` ×${v.producers} producers` : ''}`;
+        const label = `${codec.padEnd(6)} ${generator} linger ${v.lingerMs}${v.producers > 1 ? ` ×${v.producers} producers` : ''}${v.partitions > 1 ? ` ×${v.partitions} partitions` : ''}`;
         for (const mode of MODES) {
           const m: Measured = {
             name: `${label} ${mode}`, baseline: `${label} ${MODES[0]}`,
@@ -124,7 +132,7 @@ export async function run(options: BenchOptions): Promise<void> {
           };
           measured.push(m);
           const caseOptions: Partial<LoadOptions> = {
-            ...common, producers: v.producers, port: broker.port, broker, topic: `bench-${codec}-${v.lingerMs}-${v.producers}-${v.chunk ?? 'closed'}-${mode}`,
+            ...common, producers: v.producers, partitions: v.partitions, port: broker.port, broker, topic: `bench-${codec}-${v.lingerMs}-${v.producers}-${v.partitions}-${v.chunk ?? 'closed'}-${mode}`,
             compression: codec, lingerMs: v.lingerMs, streamingCompression: mode === 'compressed-bounded',
             ...(v.chunk === null ? {} : { produceChunk: v.chunk, produceTasks: PRODUCE_TASKS }),
           };

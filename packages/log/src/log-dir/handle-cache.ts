@@ -134,8 +134,17 @@ export class CachingIo implements Io {
 
   async open(path: string, options: OpenOptions = {}): Promise<IoFile> {
     if (options.direct === true || !SEGMENT_FILE.test(path)) return this.inner.open(path, options);
+    if (options.create !== true) return this.openDeferred(path, options);
     const file = new CachedFile(this, path, options);
-    if (options.create === true) await file.openNow(options);
+    await file.openNow(options);
+    this.track(file, path);
+    return file;
+  }
+
+  /** open() of an existing segment file, synchronously: nothing is opened until the first use. */
+  openDeferred(path: string, options: OpenOptions = {}): IoFile {
+    assert(SEGMENT_FILE.test(path) && options.create !== true && options.direct !== true, 'CachingIo.openDeferred: an existing, buffered segment file');
+    const file = new CachedFile(this, path, options);
     this.track(file, path);
     return file;
   }
@@ -420,6 +429,11 @@ export class CachedFile implements IoFile {
     this.owner.cache.noteClosed(this);
     await real.close();
   }
+}
+
+/** A synchronous open of existing segment files when `io` is a CachingIo (no I/O until first use), else null. */
+export function deferredOpener(io: Io): ((path: string, options?: OpenOptions) => IoFile) | null {
+  return io instanceof CachingIo ? (path, options) => io.openDeferred(path, options) : null;
 }
 
 /** What holds a cached handle open: its segment's reference plus any a plan retains. */

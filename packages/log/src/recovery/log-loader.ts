@@ -108,8 +108,10 @@ async function cleanDirectory(io: Io, dir: string): Promise<{ bases: number[]; l
   const logs = new Set<number>();
   const indexes: { name: string; offset: number }[] = [];
   let removed = 0;
+  const listing = new Set(names);
   for (const name of names) {
     if (name.endsWith('.tmp')) {
+      listing.delete(name);
       await io.unlink(`${dir}/${name}`);
       removed++;
       continue;
@@ -118,6 +120,7 @@ async function cleanDirectory(io: Io, dir: string): Promise<{ bases: number[]; l
     if (parsed === null) continue;
     if (parsed.transient !== null) {
       await io.unlink(`${dir}/${name}`);
+      listing.delete(name);
       removed++;
     } else if (parsed.kind === 'log') {
       logs.add(parsed.offset);
@@ -128,12 +131,10 @@ async function cleanDirectory(io: Io, dir: string): Promise<{ bases: number[]; l
   for (const index of indexes) {
     if (logs.has(index.offset)) continue;
     await io.unlink(`${dir}/${index.name}`);
+    listing.delete(index.name);
     removed++;
   }
   if (removed > 0) await io.fsyncDir(dir);
-  const listing = new Set(names);
-  for (const name of names) if (name.endsWith('.tmp') || FileNames.parseSegmentFileName(name)?.transient != null) listing.delete(name);
-  for (const index of indexes) if (!logs.has(index.offset)) listing.delete(index.name);
   return { bases: [...logs].sort((a, b) => a - b), listing };
 }
 

@@ -111,6 +111,16 @@ export class IndexFile {
   }
 
   /**
+   * An existing file opened without I/O (`file` from a deferred open, its
+   * length `size` as a clean close recorded it; load() reads it), or, with
+   * `file` null, one that does not exist yet.
+   */
+  static deferred(io: Io, path: string, options: IndexFileOptions, file: IoFile | null, size: number): IndexFile {
+    if (file === null) return new IndexFile(io, path, options, { file: null, mirror: EMPTY, usedBytes: 0, fileBytes: 0, newlyCreated: !options.readOnly });
+    return new IndexFile(io, path, options, { file, mirror: UNLOADED, usedBytes: size - (size % options.entryBytes), fileBytes: size, newlyCreated: false, loaded: false });
+  }
+
+  /**
    * Opens (or, unless read-only or 'exact', creates) the file at `path` and
    * reads all of it into the mirror. A reopened file's used bytes are its
    * length rounded down to whole entries (Kafka: entries = length / size).

@@ -24,11 +24,11 @@
 //   synchronous and never wait for I/O.
 
 import { assert } from '@seglog/common';
-import type { Io } from '@seglog/io';
+import type { Io, IoFile } from '@seglog/io';
 import { lowerBound, upperBound } from '../internal/binary-search.js';
 import { corruptIndex, indexFull, indexOffsetOverflow, invalidIndexOffset } from './index-errors.js';
-import type { IndexFile } from './index-file.js';
-import { openIndexStorage, SparseIndex } from './sparse-index.js';
+import { IndexFile } from './index-file.js';
+import { indexStorageOptions, openIndexStorage, SparseIndex } from './sparse-index.js';
 import type { IndexOpenOptions } from './sparse-index.js';
 
 export const OFFSET_INDEX_ENTRY_BYTES = 8;
@@ -54,6 +54,11 @@ export class OffsetIndex extends SparseIndex {
 
   private constructor(storage: IndexFile, baseOffset: number) {
     super(storage, baseOffset, OFFSET_INDEX_ENTRY_BYTES);
+  }
+
+  /** An existing file opened without I/O (`file` from a deferred open, `size` as a clean close recorded it): loads on first lookup. */
+  static deferred(io: Io, path: string, options: IndexOpenOptions, file: IoFile, size: number): OffsetIndex {
+    return new OffsetIndex(IndexFile.deferred(io, path, indexStorageOptions(path, options, OFFSET_INDEX_ENTRY_BYTES, 'OffsetIndex'), file, size), options.baseOffset);
   }
 
   /** Entry reader for the binary searches, made on first use (a sealed segment's index that is never searched costs no closure). */

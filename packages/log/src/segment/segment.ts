@@ -44,10 +44,10 @@
 
 import type { SealedFacts } from '../log-dir/sealed-sizes.js';
 import { assert } from '@seglog/common';
-import type { Io } from '@seglog/io';
+import type { Io, IoFile } from '@seglog/io';
 import { RecordBatch } from '@seglog/records';
 import { FileNames } from '../file-names.js';
-import { holdWhile, pinSegmentFiles } from '../log-dir/handle-cache.js';
+import { deferredOpener, holdWhile, pinSegmentFiles } from '../log-dir/handle-cache.js';
 import type { TransientKind } from '../file-names.js';
 import { SegmentFileRef } from '../fetch-plan.js';
 import type { BatchHeaderReader } from './batch-header-reader.js';
@@ -77,13 +77,46 @@ export interface SegmentCreateOptions {
 }
 
 
-/** Segment.open's three indexes: the sparse ones lazily, existence from the listing when known, lengths from `known`. */
-async function openLazyIndexes(io: Io, path: (kind: 'index' | 'timeindex' | 'txnindex') => string, options: { baseOffset: number; maxIndexBytes: number; lazy: boolean },
-  listed: (kind: 'index' | 'timeindex' | 'txnindex') => boolean | undefined, indexWasMissing: boolean, known: SealedFacts | undefined): Promise<{ offsetIndex: OffsetIndex; timeIndex: TimeIndex; txnIndex: TxnIndex }> {
-  const offsetIndex = await OffsetIndex.open(io, path('index'), { ...options, present: !indexWasMissing, knownBytes: known?.indexBytes });
-  const timeIndex = await TimeIndex.open(io, path('timeindex'), { ...options, present: listed('timeindex'), knownBytes: known?.timeIndexBytes });
-  const txnIndex = await TxnIndex.open(io, path('txnindex'), { baseOffset: options.baseOffset, present: listed('txnindex') });
-  return { offsetIndex, timeIndex, txnIndex };
+type FileKind = 'log' | 'index' | 'timeindex' | 'txnindex';
+
+interface OpenedParts {
+  readonly logFile: SegmentFileRef;
+  readonly offsetIndex: OffsetIndex;
+  readonly timeIndex: TimeIndex;
+  readonly txnIndex: TxnIndex;
+  readonly size: number;
+  readonly lastModifiedMs: number;
+  readonly indexWasMissing: boolean;
+}
+
+/** Segment.open's files: the .log stat'ed unless `known`, the sparse indexes lazily, existence from the listing when there is one. */
+async function openParts(io: Io, path: (kind: FileKind) => string, baseOffset: number, config: LogConfig, listing: ReadonlySet<string> | undefined, known: SealedFacts | undefined): Promise<OpenedParts> {
+  const stat = known === undefined ? await io.stat(path('log')) : { size: known.size, mtimeMs: known.mtimeMs };
+  const listed = (kind: 'index' | 'timeindex' | 'txnindex'): boolean | undefined => listing?.has(FileNames.segmentFileName(baseOffset, kind, null));
+  const indexWasMissing = !(listed('index') ?? (await io.exists(path('index'))));
+  const logFile = new SegmentFileRef(await io.open(path('log')));
+  holdWhile(logFile.file, logFile);
+  try {
+    const options = { baseOffset, maxIndexBytes: config.segmentIndexBytes, lazy: true };
+    const offsetIndex = await OffsetIndex.open(io, path('index'), { ...options, present: !indexWasMissing, knownBytes: known?.indexBytes });
+    const timeIndex = await TimeIndex.open(io, path('timeindex'), { ...options, present: listed('timeindex'), knownBytes: known?.timeIndexBytes });
+    const txnIndex = await TxnIndex.open(io, path('txnindex'), { baseOffset, present: listed('txnindex') });
+    return { logFile, offsetIndex, timeIndex, txnIndex, size: stat.size, lastModifiedMs: stat.mtimeMs, indexWasMissing };
+  } catch (error) {
+    await logFile.release();
+    throw error;
+  }
+}
+
+/** A recorded sealed segment (both sparse indexes listed, no .txnindex) through a handle cache: built without I/O or awaits. */
+function knownParts(io: Io, open: (path: string) => IoFile, path: (kind: FileKind) => string, baseOffset: number, config: LogConfig, known: SealedFacts): OpenedParts {
+  const logFile = new SegmentFileRef(open(path('log')));
+  holdWhile(logFile.file, logFile);
+  const options = { baseOffset, maxIndexBytes: config.segmentIndexBytes, lazy: true };
+  const offsetIndex = OffsetIndex.deferred(io, path('index'), options, open(path('index')), known.indexBytes);
+  const timeIndex = TimeIndex.deferred(io, path('timeindex'), options, open(path('timeindex')), known.timeIndexBytes);
+  const txnIndex = TxnIndex.absent(io, path('txnindex'), { baseOffset });
+  return { logFile, offsetIndex, timeIndex, txnIndex, size: known.size, lastModifiedMs: known.mtimeMs, indexWasMissing: false };
 }
 
 export class Segment {
@@ -193,28 +226,17 @@ export class Segment {
   }
 
   /**
-   * Opens an existing segment, its size the file's or `known`'s (a clean close's record, log-dir/sealed-sizes.ts, checked at the first index load);
-   * `listing`: the directory's names (no exists() per index). Then loadState() (trusted files) or recover() (after an unclean stop).
+   * Opens an existing segment, its size the file's or `known`'s (a clean close's record, log-dir/sealed-sizes.ts, checked at the first index load;
+   * no I/O at all through a handle cache); `listing`: the directory's names (no exists() per index). Then loadState() or recover().
    */
   static async open(io: Io, dir: string, baseOffset: number, config: LogConfig, options: SegmentCreateOptions, listing?: ReadonlySet<string>, known?: SealedFacts): Promise<Segment> {
-    const logPath = Segment.path(dir, baseOffset, 'log');
-    const stat = known === undefined ? await io.stat(logPath) : { size: known.size, mtimeMs: known.mtimeMs };
-    const listed = (kind: 'index' | 'timeindex' | 'txnindex'): boolean | undefined => listing?.has(FileNames.segmentFileName(baseOffset, kind, null));
-    const indexWasMissing = !(listed('index') ?? (await io.exists(Segment.path(dir, baseOffset, 'index'))));
-    const logFile = new SegmentFileRef(await io.open(logPath));
-    holdWhile(logFile.file, logFile);
-    try {
-      const indexes = await openLazyIndexes(io, (kind) => Segment.path(dir, baseOffset, kind), { baseOffset, maxIndexBytes: config.segmentIndexBytes, lazy: true }, listed, indexWasMissing, known);
-      const segment = new Segment(io, dir, baseOffset, config, {
-        logFile, ...indexes, size: stat.size, nowMs: options.nowMs, rollJitterMs: options.rollJitterMs, lastModifiedMs: stat.mtimeMs,
-      });
-      segment.indexWasMissing = indexWasMissing;
-      segment.sizeUnverified = known !== undefined;
-      return segment;
-    } catch (error) {
-      await logFile.release();
-      throw error;
-    }
+    const path = (kind: FileKind): string => Segment.path(dir, baseOffset, kind);
+    const opener = known === undefined ? null : deferredOpener(io);
+    const parts = opener !== null && known !== undefined ? knownParts(io, opener, path, baseOffset, config, known) : await openParts(io, path, baseOffset, config, listing, known);
+    const segment = new Segment(io, dir, baseOffset, config, { ...parts, nowMs: options.nowMs, rollJitterMs: options.rollJitterMs });
+    segment.indexWasMissing = parts.indexWasMissing;
+    segment.sizeUnverified = known !== undefined;
+    return segment;
   }
 
   get isEmpty(): boolean {

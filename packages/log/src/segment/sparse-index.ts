@@ -9,6 +9,7 @@ import { assert } from '@seglog/common';
 import type { Io } from '@seglog/io';
 import { invalidIndexSize, roundDown } from './index-errors.js';
 import { IndexFile, INITIAL_MIRROR_BYTES } from './index-file.js';
+import type { IndexFileOptions } from './index-file.js';
 
 export interface IndexOpenOptions {
   /** The segment's base offset. */
@@ -26,13 +27,18 @@ export interface IndexOpenOptions {
 }
 
 /** Opens (creating and preallocating when missing) the storage of an index with `entryBytes` entries. */
-export async function openIndexStorage(io: Io, path: string, options: IndexOpenOptions, entryBytes: number, name: string): Promise<IndexFile> {
+export function openIndexStorage(io: Io, path: string, options: IndexOpenOptions, entryBytes: number, name: string): Promise<IndexFile> {
+  return IndexFile.open(io, path, indexStorageOptions(path, options, entryBytes, name));
+}
+
+/** The storage options of a sparse index with `entryBytes` entries (checked). */
+export function indexStorageOptions(path: string, options: IndexOpenOptions, entryBytes: number, name: string): IndexFileOptions {
   assert(Number.isSafeInteger(options.baseOffset) && options.baseOffset >= 0, `${name}.open: baseOffset must be a non-negative safe integer`);
   assert(Number.isSafeInteger(options.maxIndexBytes), `${name}.open: maxIndexBytes must be a safe integer`);
   const preallocateBytes = roundDown(options.maxIndexBytes, entryBytes);
   const readOnly = options.readOnly ?? false;
   if (preallocateBytes === 0 && !readOnly) throw invalidIndexSize(path, options.maxIndexBytes, entryBytes);
-  return IndexFile.open(io, path, {
+  return {
     entryBytes,
     sizing: 'preallocated',
     preallocateBytes,
@@ -41,7 +47,7 @@ export async function openIndexStorage(io: Io, path: string, options: IndexOpenO
     lazy: options.lazy ?? false,
     present: options.present,
     knownBytes: options.knownBytes,
-  });
+  };
 }
 
 export abstract class SparseIndex {

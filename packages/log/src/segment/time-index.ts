@@ -23,11 +23,11 @@
 //   range is corruption (SEGLOG_ERR_INDEX_CORRUPT when returned).
 
 import { assert, SeglogError } from '@seglog/common';
-import type { Io } from '@seglog/io';
+import type { Io, IoFile } from '@seglog/io';
 import { lowerBound, upperBound } from '../internal/binary-search.js';
 import { corruptIndex, indexFull, indexOffsetOverflow, invalidIndexOffset } from './index-errors.js';
-import type { IndexFile } from './index-file.js';
-import { openIndexStorage, SparseIndex } from './sparse-index.js';
+import { IndexFile } from './index-file.js';
+import { indexStorageOptions, openIndexStorage, SparseIndex } from './sparse-index.js';
 import type { IndexOpenOptions } from './sparse-index.js';
 import { readInt64BE, writeInt64BE } from '../internal/int64.js';
 
@@ -52,6 +52,11 @@ export class TimeIndex extends SparseIndex {
 
   private constructor(storage: IndexFile, baseOffset: number) {
     super(storage, baseOffset, TIME_INDEX_ENTRY_BYTES);
+  }
+
+  /** An existing file opened without I/O (`file` from a deferred open, `size` as a clean close recorded it): loads on first lookup. */
+  static deferred(io: Io, path: string, options: IndexOpenOptions, file: IoFile, size: number): TimeIndex {
+    return new TimeIndex(IndexFile.deferred(io, path, indexStorageOptions(path, options, TIME_INDEX_ENTRY_BYTES, 'TimeIndex'), file, size), options.baseOffset);
   }
 
   /** Entry reader for the binary searches, made on first use (a sealed segment's index that is never searched costs no closure). */

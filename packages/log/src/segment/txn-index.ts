@@ -27,6 +27,7 @@ import type { Io } from '@seglog/io';
 import { lowerBound } from '../internal/binary-search.js';
 import { corruptIndex, invalidIndexOffset } from './index-errors.js';
 import { IndexFile } from './index-file.js';
+import type { IndexFileOptions } from './index-file.js';
 import { readInt64BE, writeInt64BE } from '../internal/int64.js';
 
 export const TXN_INDEX_ENTRY_BYTES = 34;
@@ -67,6 +68,10 @@ export function writeAbortedTxn(buffer: Buffer, at: number, txn: AbortedTxn): vo
   writeInt64BE(buffer, txn.lastStableOffset, at + 26);
 }
 
+function txnStorageOptions(options: TxnIndexOpenOptions): IndexFileOptions {
+  return { entryBytes: TXN_INDEX_ENTRY_BYTES, sizing: 'exact', preallocateBytes: 0, readOnly: options.readOnly ?? false, initialCapacityBytes: INITIAL_CAPACITY_BYTES, present: options.present };
+}
+
 export class TxnIndex {
   readonly baseOffset: number;
   private readonly storage: IndexFile;
@@ -86,20 +91,18 @@ export class TxnIndex {
     return this.lastOffsetAtFn;
   }
 
+  /** The index of a segment that has no .txnindex file (known from a directory listing): empty, no I/O. */
+  static absent(io: Io, path: string, options: TxnIndexOpenOptions): TxnIndex {
+    return new TxnIndex(IndexFile.deferred(io, path, txnStorageOptions(options), null, 0), options.baseOffset);
+  }
+
   /**
    * Opens the index at `path`. A missing file is an empty index; the file is
    * created at the first append's write-back (Kafka creates it lazily too).
    */
   static async open(io: Io, path: string, options: TxnIndexOpenOptions): Promise<TxnIndex> {
     assert(Number.isSafeInteger(options.baseOffset) && options.baseOffset >= 0, 'TxnIndex.open: baseOffset must be a non-negative safe integer');
-    const storage = await IndexFile.open(io, path, {
-      entryBytes: TXN_INDEX_ENTRY_BYTES,
-      sizing: 'exact',
-      preallocateBytes: 0,
-      readOnly: options.readOnly ?? false,
-      initialCapacityBytes: INITIAL_CAPACITY_BYTES,
-      present: options.present,
-    });
+    const storage = await IndexFile.open(io, path, txnStorageOptions(options));
     const index = new TxnIndex(storage, options.baseOffset);
     index.corruption = index.findCorruption();
     return index;
