@@ -40,10 +40,8 @@ export type SealedSizes = ReadonlyMap<string, ReadonlyMap<number, SealedFacts>>;
 /** The shape of a Segment this file reads (segment.ts imports this file). */
 interface SealedSegment {
   readonly baseOffset: number;
-  readonly size: number;
-  readonly lastModifiedMs: number;
-  readonly offsetIndex: { readonly fileBytes: number };
-  readonly timeIndex: { readonly fileBytes: number };
+  /** What the file would record of it (a segment never used since a clean open gives back its record). */
+  sealedFacts(): SealedFacts;
 }
 
 /** Every segment but the last (the active one), as the file records it. */
@@ -51,7 +49,7 @@ export function sealedFactsOf(segments: readonly SealedSegment[]): Array<readonl
   const out: Array<readonly [number, SealedFacts]> = [];
   for (let i = 0; i < segments.length - 1; i++) {
     const s = segments[i] as SealedSegment;
-    out.push([s.baseOffset, { size: s.size, mtimeMs: s.lastModifiedMs, indexBytes: s.offsetIndex.fileBytes, timeIndexBytes: s.timeIndex.fileBytes }]);
+    out.push([s.baseOffset, s.sealedFacts()]);
   }
   return out;
 }

@@ -79,11 +79,14 @@ export interface SegmentCreateOptions {
 
 type FileKind = 'log' | 'index' | 'timeindex' | 'txnindex';
 
-interface OpenedParts {
+interface SegmentFiles {
   readonly logFile: SegmentFileRef;
   readonly offsetIndex: OffsetIndex;
   readonly timeIndex: TimeIndex;
-  readonly txnIndex: TxnIndex;
+  readonly txnIndex: TxnIndex | null;
+}
+
+interface OpenedParts extends SegmentFiles {
   readonly size: number;
   readonly lastModifiedMs: number;
   readonly indexWasMissing: boolean;
@@ -109,14 +112,40 @@ async function openParts(io: Io, path: (kind: FileKind) => string, baseOffset: n
 }
 
 /** A recorded sealed segment (both sparse indexes listed, no .txnindex) through a handle cache: built without I/O or awaits. */
-function knownParts(io: Io, open: (path: string) => IoFile, path: (kind: FileKind) => string, baseOffset: number, config: LogConfig, known: SealedFacts): OpenedParts {
+function knownParts(io: Io, open: (path: string) => IoFile, path: (kind: FileKind) => string, baseOffset: number, config: LogConfig, known: SealedFacts): SegmentFiles {
   const logFile = new SegmentFileRef(open(path('log')));
   holdWhile(logFile.file, logFile);
   const options = { baseOffset, maxIndexBytes: config.segmentIndexBytes, lazy: true };
   const offsetIndex = OffsetIndex.deferred(io, path('index'), options, open(path('index')), known.indexBytes);
   const timeIndex = TimeIndex.deferred(io, path('timeindex'), options, open(path('timeindex')), known.timeIndexBytes);
   const txnIndex = TxnIndex.absent(io, path('txnindex'), { baseOffset });
-  return { logFile, offsetIndex, timeIndex, txnIndex, size: known.size, lastModifiedMs: known.mtimeMs, indexWasMissing: false };
+  return { logFile, offsetIndex, timeIndex, txnIndex };
+}
+
+/** Segment.create's files, leftovers with this base removed first; on failure the ones it made are removed again. */
+async function createFiles(io: Io, path: (kind: FileKind) => string, baseOffset: number, config: LogConfig): Promise<SegmentFiles> {
+  for (const kind of ['log', 'index', 'timeindex', 'txnindex'] as const) {
+    if (await io.exists(path(kind))) await io.unlink(path(kind));
+  }
+  const file = await io.open(path('log'), { create: true, exclusive: true });
+  const logFile = new SegmentFileRef(file);
+  holdWhile(file, logFile);
+  const opened: Array<{ delete(): Promise<void> }> = [];
+  try {
+    const indexOptions = { baseOffset, maxIndexBytes: config.segmentIndexBytes };
+    const offsetIndex = await OffsetIndex.open(io, path('index'), indexOptions);
+    opened.push(offsetIndex);
+    const timeIndex = await TimeIndex.open(io, path('timeindex'), indexOptions);
+    opened.push(timeIndex);
+    // Opening a missing .txnindex creates no file (it appears at the first abort).
+    const txnIndex = await TxnIndex.open(io, path('txnindex'), { baseOffset });
+    return { logFile, offsetIndex, timeIndex, txnIndex };
+  } catch (error) {
+    for (const index of opened) await index.delete().catch(() => undefined);
+    await logFile.release();
+    await io.unlink(path('log')).catch(() => undefined);
+    throw error;
+  }
 }
 
 export class Segment {
@@ -124,10 +153,10 @@ export class Segment {
   readonly dir: string;
   readonly baseOffset: number;
   readonly config: LogConfig;
-  readonly logFile: SegmentFileRef;
-  readonly offsetIndex: OffsetIndex;
-  readonly timeIndex: TimeIndex;
-  txnIndex: TxnIndex | null;
+  /** The files' objects; null until first use for a recorded sealed segment (`deferred`: built then, without I/O). */
+  private files: SegmentFiles | null;
+  private readonly deferred: SealedFacts | null;
+  private failureListener: ((error: unknown) => void) | null;
   size: number;
   readablePosition: number;
   /** Offset after the last accepted batch; the base offset when empty. */
@@ -155,15 +184,14 @@ export class Segment {
   /** Offset translation, range and timestamp reads, and the damage they read around. */
   private readonly reader: SegmentReader;
 
-  private constructor(io: Io, dir: string, baseOffset: number, config: LogConfig, parts: { logFile: SegmentFileRef; offsetIndex: OffsetIndex; timeIndex: TimeIndex; txnIndex: TxnIndex | null; size: number; nowMs: number; rollJitterMs: number; lastModifiedMs: number }) {
+  private constructor(io: Io, dir: string, baseOffset: number, config: LogConfig, parts: { files: SegmentFiles | null; deferred?: SealedFacts; size: number; nowMs: number; rollJitterMs: number; lastModifiedMs: number }) {
     this.io = io;
     this.dir = dir;
     this.baseOffset = baseOffset;
     this.config = config;
-    this.logFile = parts.logFile;
-    this.offsetIndex = parts.offsetIndex;
-    this.timeIndex = parts.timeIndex;
-    this.txnIndex = parts.txnIndex;
+    this.files = parts.files;
+    this.deferred = parts.deferred ?? null;
+    this.failureListener = null;
     this.size = parts.size;
     this.readablePosition = parts.size;
     this.nextOffset = baseOffset;
@@ -183,6 +211,26 @@ export class Segment {
     this.reader = new SegmentReader(this);
   }
 
+  get logFile(): SegmentFileRef { return this.opened().logFile; }
+  get offsetIndex(): OffsetIndex { return this.opened().offsetIndex; }
+  get timeIndex(): TimeIndex { return this.opened().timeIndex; }
+  get txnIndex(): TxnIndex | null { return this.opened().txnIndex; }
+
+  /** What a clean close records (log-dir/sealed-sizes.ts); a segment never used since a clean open gives back its record, unbuilt. */
+  sealedFacts(): SealedFacts {
+    if (this.files === null && this.deferred !== null && this.size === this.deferred.size) return this.deferred;
+    return { size: this.size, mtimeMs: this.lastModifiedMs, indexBytes: this.offsetIndex.fileBytes, timeIndexBytes: this.timeIndex.fileBytes };
+  }
+
+  /** The files' objects, built on first use for a recorded sealed segment (synchronously, no I/O: knownParts). */
+  private opened(): SegmentFiles {
+    if (this.files !== null) return this.files;
+    const open = deferredOpener(this.io) as (path: string) => IoFile;
+    this.files = knownParts(this.io, open, (kind) => Segment.path(this.dir, this.baseOffset, kind), this.baseOffset, this.config, this.deferred as SealedFacts);
+    if (this.failureListener !== null) this.setFailureListener(this.failureListener);
+    return this.files;
+  }
+
   static path(dir: string, baseOffset: number, kind: 'log' | 'index' | 'timeindex' | 'txnindex', transient: TransientKind | null = null): string {
     return `${dir}/${FileNames.segmentFileName(baseOffset, kind, transient)}`;
   }
@@ -195,34 +243,10 @@ export class Segment {
    */
   static async create(io: Io, dir: string, baseOffset: number, config: LogConfig, options: SegmentCreateOptions): Promise<Segment> {
     assert(Number.isSafeInteger(baseOffset) && baseOffset >= 0, 'Segment.create: baseOffset must be a non-negative safe integer');
-    for (const kind of ['log', 'index', 'timeindex', 'txnindex'] as const) {
-      const path = Segment.path(dir, baseOffset, kind);
-      if (await io.exists(path)) await io.unlink(path);
-    }
-    const logPath = Segment.path(dir, baseOffset, 'log');
-    const file = await io.open(logPath, { create: true, exclusive: true });
-    const logFile = new SegmentFileRef(file);
-    holdWhile(file, logFile);
-    const opened: Array<{ delete(): Promise<void> }> = [];
-    try {
-      const indexOptions = { baseOffset, maxIndexBytes: config.segmentIndexBytes };
-      const offsetIndex = await OffsetIndex.open(io, Segment.path(dir, baseOffset, 'index'), indexOptions);
-      opened.push(offsetIndex);
-      const timeIndex = await TimeIndex.open(io, Segment.path(dir, baseOffset, 'timeindex'), indexOptions);
-      opened.push(timeIndex);
-      // Opening a missing .txnindex creates no file (it appears at the first abort).
-      const txnIndex = await TxnIndex.open(io, Segment.path(dir, baseOffset, 'txnindex'), { baseOffset });
-      const segment = new Segment(io, dir, baseOffset, config, {
-        logFile, offsetIndex, timeIndex, txnIndex, size: 0, nowMs: options.nowMs, rollJitterMs: options.rollJitterMs, lastModifiedMs: options.nowMs,
-      });
-      segment.pinFiles(true);
-      return segment;
-    } catch (error) {
-      for (const index of opened) await index.delete().catch(() => undefined);
-      await logFile.release();
-      await io.unlink(logPath).catch(() => undefined);
-      throw error;
-    }
+    const files = await createFiles(io, (kind) => Segment.path(dir, baseOffset, kind), baseOffset, config);
+    const segment = new Segment(io, dir, baseOffset, config, { files, size: 0, nowMs: options.nowMs, rollJitterMs: options.rollJitterMs, lastModifiedMs: options.nowMs });
+    segment.pinFiles(true);
+    return segment;
   }
 
   /**
@@ -231,9 +255,14 @@ export class Segment {
    */
   static async open(io: Io, dir: string, baseOffset: number, config: LogConfig, options: SegmentCreateOptions, listing?: ReadonlySet<string>, known?: SealedFacts): Promise<Segment> {
     const path = (kind: FileKind): string => Segment.path(dir, baseOffset, kind);
-    const opener = known === undefined ? null : deferredOpener(io);
-    const parts = opener !== null && known !== undefined ? knownParts(io, opener, path, baseOffset, config, known) : await openParts(io, path, baseOffset, config, listing, known);
-    const segment = new Segment(io, dir, baseOffset, config, { ...parts, nowMs: options.nowMs, rollJitterMs: options.rollJitterMs });
+    if (known !== undefined && deferredOpener(io) !== null) {
+      // Through a handle cache a recorded sealed segment is not even built until used: 100,000 of them cost GC, not I/O.
+      const segment = new Segment(io, dir, baseOffset, config, { files: null, deferred: known, size: known.size, lastModifiedMs: known.mtimeMs, nowMs: options.nowMs, rollJitterMs: options.rollJitterMs });
+      segment.sizeUnverified = true;
+      return segment;
+    }
+    const parts = await openParts(io, path, baseOffset, config, listing, known);
+    const segment = new Segment(io, dir, baseOffset, config, { files: parts, size: parts.size, lastModifiedMs: parts.lastModifiedMs, nowMs: options.nowMs, rollJitterMs: options.rollJitterMs });
     segment.indexWasMissing = parts.indexWasMissing;
     segment.sizeUnverified = known !== undefined;
     return segment;
@@ -468,6 +497,8 @@ export class Segment {
    * acknowledgement instead of surfacing at close().
    */
   setFailureListener(listener: (error: unknown) => void): void {
+    this.failureListener = listener;
+    if (this.files === null) return; // applied when the files are built
     this.offsetIndex.setFailureListener(listener);
     this.timeIndex.setFailureListener(listener);
     this.txnIndex?.setFailureListener(listener);
@@ -475,6 +506,7 @@ export class Segment {
 
   /** Waits for the indexes' pending write-backs (no fdatasync); rejects with the first failure. */
   async drainIndexes(): Promise<void> {
+    if (this.files === null) return;
     await this.offsetIndex.drain();
     await this.timeIndex.drain();
     if (this.txnIndex !== null) await this.txnIndex.drain();
@@ -482,6 +514,7 @@ export class Segment {
 
   /** Writes back and fdatasyncs the indexes (rebuildable, so off the hot path). */
   async flushIndexes(): Promise<void> {
+    if (this.files === null) return;
     await this.offsetIndex.flush();
     await this.timeIndex.flush();
     if (this.txnIndex !== null) await this.txnIndex.flush();
@@ -499,6 +532,7 @@ export class Segment {
   /** Closes the indexes (trimmed, not synced) and drops the owner's reference on the .log handle. */
   async close(): Promise<void> {
     forgetIndexes(this);
+    if (this.files === null) return; // never used: nothing is open
     const results = await Promise.allSettled([
       this.offsetIndex.close(),
       this.timeIndex.close(),
