@@ -16,8 +16,9 @@
 
 import { assert } from '@seglog/common';
 import type { Io } from '@seglog/io';
-import { CheckpointFile, parseJavaInt, parseJavaSafeLong } from './checkpoint-file.js';
+import { parseJavaSafeLong } from './checkpoint-file.js';
 import type { CheckpointFormat } from './checkpoint-file.js';
+import { PartitionCheckpoint, parseTopicPartition } from './partition-checkpoint.js';
 import { FileNames } from '../file-names.js';
 
 export const CLEANER_STATS_FILE = FileNames.cleanerStats;
@@ -33,25 +34,15 @@ export interface CleanerStatsEntry {
 
 const CLEANER_STATS_VERSION = 0;
 
-function topicError(topic: string): string | undefined {
-  try {
-    FileNames.validateTopic(topic);
-    return undefined;
-  } catch {
-    return `illegal topic name ${JSON.stringify(topic)}`;
-  }
-}
-
 export const cleanerStatsFormat: CheckpointFormat<CleanerStatsEntry> = {
   version: CLEANER_STATS_VERSION,
   format: (entry) => `${entry.topic} ${entry.partition} ${entry.lastCleanMs} ${entry.bytesSaved}`,
   parse(fields) {
     if (fields.length !== 4) return `expected 4 fields, found ${fields.length}`;
     const [topic, partitionText, lastCleanText, bytesText] = fields as [string, string, string, string];
-    const badTopic = topicError(topic);
-    if (badTopic !== undefined) return badTopic;
-    const partition = parseJavaInt(partitionText);
-    if (partition === undefined || partition < 0) return `partition ${JSON.stringify(partitionText)} is not a non-negative int32`;
+    const tp = parseTopicPartition(topic, partitionText);
+    if (typeof tp === 'string') return tp;
+    const { partition } = tp;
     const lastCleanMs = parseJavaSafeLong(lastCleanText);
     if (lastCleanMs === undefined || lastCleanMs < -1) return `last clean time ${JSON.stringify(lastCleanText)} is not a safe integer ≥ -1`;
     const bytesSaved = parseJavaSafeLong(bytesText);
@@ -60,38 +51,12 @@ export const cleanerStatsFormat: CheckpointFormat<CleanerStatsEntry> = {
   },
 };
 
-function compareEntries(a: CleanerStatsEntry, b: CleanerStatsEntry): number {
-  if (a.topic !== b.topic) return a.topic < b.topic ? -1 : 1;
-  return a.partition - b.partition;
-}
-
-export class CleanerStatsCheckpoint {
-  private readonly file: CheckpointFile<CleanerStatsEntry>;
-
+export class CleanerStatsCheckpoint extends PartitionCheckpoint<CleanerStatsEntry> {
   constructor(io: Io, path: string) {
-    this.file = new CheckpointFile(io, path, cleanerStatsFormat);
-  }
-
-  get path(): string {
-    return this.file.path;
-  }
-
-  /** The entries in file order; a missing file has none. */
-  read(): Promise<CleanerStatsEntry[]> {
-    return this.file.read();
-  }
-
-  /** Writes the entries (sorted by topic, partition) atomically and durably. */
-  async write(entries: readonly CleanerStatsEntry[]): Promise<void> {
-    for (const entry of entries) {
-      FileNames.validateTopic(entry.topic);
-      FileNames.validatePartition(entry.partition);
-      assert(Number.isSafeInteger(entry.lastCleanMs), 'CleanerStatsCheckpoint.write: lastCleanMs must be a safe integer');
-      assert(entry.lastCleanMs >= -1, 'CleanerStatsCheckpoint.write: lastCleanMs must be -1 or a time');
-      assert(Number.isSafeInteger(entry.bytesSaved), 'CleanerStatsCheckpoint.write: bytesSaved must be a safe integer');
-      assert(entry.bytesSaved >= 0, 'CleanerStatsCheckpoint.write: bytesSaved must not be negative');
-    }
-    await this.file.write([...entries].sort(compareEntries));
+    super(io, path, cleanerStatsFormat, (entry) => {
+      assert(Number.isSafeInteger(entry.lastCleanMs) && entry.lastCleanMs >= -1, 'CleanerStatsCheckpoint.write: lastCleanMs must be -1 or a time');
+      assert(Number.isSafeInteger(entry.bytesSaved) && entry.bytesSaved >= 0, 'CleanerStatsCheckpoint.write: bytesSaved must be a non-negative safe integer');
+    });
   }
 
   /** Entries keyed by partition directory name (`<topic>-<partition>`); a later duplicate wins. */

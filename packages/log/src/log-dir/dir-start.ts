@@ -16,6 +16,7 @@ import type { Io } from '@seglog/io';
 import { OffsetCheckpoint } from '../checkpoint/offset-checkpoint.js';
 import { FileNames } from '../file-names.js';
 import type { ParsedPartitionDirName } from '../file-names.js';
+import { replaceFile } from '../internal/replace-file.js';
 import { join } from './partition-dirs.js';
 import { takeSealedSizes } from './sealed-sizes.js';
 import type { SealedFacts, SealedSizes } from './sealed-sizes.js';
@@ -84,18 +85,7 @@ function parseMarker(text: string): number {
 
 /** `.kafka_cleanshutdown`: written to `.tmp`, fsynced, renamed, directory fsynced. */
 export async function writeCleanShutdownMarker(io: Io, dir: string, brokerEpoch: number): Promise<void> {
-  const path = join(dir, FileNames.cleanShutdown);
-  const tmp = `${path}.tmp`;
-  const bytes = Buffer.from(JSON.stringify({ version: CLEAN_SHUTDOWN_VERSION, brokerEpoch }), 'utf8');
-  const file = await io.open(tmp, { create: true });
-  try {
-    await file.truncate(0);
-    await file.pwrite(bytes, 0);
-    await file.fsync();
-  } finally {
-    await file.close();
-  }
-  await io.rename(tmp, path);
+  await replaceFile(io, join(dir, FileNames.cleanShutdown), Buffer.from(JSON.stringify({ version: CLEAN_SHUTDOWN_VERSION, brokerEpoch }), 'utf8'));
   await io.fsyncDir(dir);
 }
 

@@ -20,6 +20,7 @@
 import type { Io } from '@seglog/io';
 import { crc32c } from '@seglog/records';
 import { FileNames } from '../file-names.js';
+import { replaceFile } from '../internal/replace-file.js';
 import { join } from './partition-dirs.js';
 
 export const SEALED_SIZES_FILE = FileNames.sealedSizes;
@@ -62,17 +63,7 @@ export async function writeSealedSizes(io: Io, dir: string, logs: Iterable<reado
   }
   const body = Buffer.from(lines.length === 0 ? '' : `${lines.join('\n')}\n`, 'utf8');
   const bytes = Buffer.concat([Buffer.from(`${MAGIC} ${VERSION} ${crc32c(body)}\n`, 'utf8'), body]);
-  const path = join(dir, SEALED_SIZES_FILE);
-  const tmp = `${path}.tmp`;
-  const file = await io.open(tmp, { create: true });
-  try {
-    await file.truncate(0);
-    await file.pwrite(bytes, 0);
-    await file.fsync();
-  } finally {
-    await file.close();
-  }
-  await io.rename(tmp, path);
+  await replaceFile(io, join(dir, SEALED_SIZES_FILE), bytes);
 }
 
 /**
