@@ -33,6 +33,25 @@ import type { TailCache } from '../cache/tail-cache.js';
 import type { AbortedTxn } from '../segment/txn-index.js';
 
 const TIMER_MAX_MS = 0x7fffffff;
+/** The largest segment tail readFileRange reads to see whether it holds only record-less batches (61 B each). */
+const RECORDLESS_PROBE_BYTES = 4096;
+/** v2 batch header fields: batchLength int32 at 8 (bytes after it), the records count int32 at 57. */
+const BATCH_LENGTH_AT = 8;
+const RECORDS_COUNT_AT = 57;
+const BATCH_HEADER_BYTES = 61;
+
+/** Whether every batch of `range` (whole batches) has a records count of 0. */
+async function onlyRecordless(file: SegmentFileRef, range: SegmentRange): Promise<boolean> {
+  const bytes = Buffer.allocUnsafe(range.length);
+  if ((await file.file.pread(bytes, range.position, range.length)) !== range.length) return false;
+  for (let at = 0; at < bytes.length;) {
+    if (at + BATCH_HEADER_BYTES > bytes.length) return false;
+    const batchLength = bytes.readInt32BE(at + BATCH_LENGTH_AT);
+    if (batchLength < BATCH_HEADER_BYTES - 12 || bytes.readInt32BE(at + RECORDS_COUNT_AT) !== 0) return false;
+    at += 12 + batchLength;
+  }
+  return true;
+}
 
 export interface LocalLogDeps {
   readonly io: Io;
@@ -247,24 +266,37 @@ export class LocalLog {
    * the first segment at or after the floor segment that has any: the range
    * with its .log handle retained (release it with the plan), or null (an
    * empty read). Pool work: the buffered handle, never past the written position.
+   *
+   * `skipRecordless`: a range that is the whole rest of a sealed segment,
+   * at most RECORDLESS_PROBE_BYTES, and made only of batches with no records
+   * (what the cleaner leaves: a producer's last batch, a cleaned group's last
+   * batch) is passed over for the next segment's batches, as a consumer needs
+   * nothing from them (Kafka's empty cleaned segments are passed over the
+   * same way). A client that learns its next offset only from records
+   * (kafkajs 2.2.4) otherwise fetches such a segment's offset forever.
    */
-  async readFileRange(offset: number, maxBytes: number, boundOffset: number, minOneMessage: boolean): Promise<FileRange | null> {
+  async readFileRange(offset: number, maxBytes: number, boundOffset: number, minOneMessage: boolean, skipRecordless = false): Promise<FileRange | null> {
     let segment: Segment | undefined = this.segments.at(this.segments.floorIndex(offset));
     while (segment !== undefined) {
       const file = segment.logFile.retain();
       let kept = false;
       try {
         const range = await segment.readRange(offset, maxBytes, boundOffset, minOneMessage);
+        const next: Segment | undefined = this.segments.higher(segment.baseOffset);
         if (range !== null) {
           if (range.length === 0) return null;
-          kept = true;
-          return { file, range };
+          const passOver = skipRecordless && next !== undefined && range.nextOffset < boundOffset &&
+            range.length <= RECORDLESS_PROBE_BYTES && range.position + range.length === segment.readablePosition &&
+            (await onlyRecordless(file, range));
+          if (!passOver) {
+            kept = true;
+            return { file, range };
+          }
         }
+        segment = next;
       } finally {
         if (!kept) await file.release();
       }
-      const base: number = segment.baseOffset;
-      segment = this.segments.higher(base);
     }
     return null;
   }

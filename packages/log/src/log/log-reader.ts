@@ -189,7 +189,7 @@ export class LogReader {
     if (this.positions.state === 'closed') throw logClosed(this.dir);
     const minOne = options.minOneMessage ?? true;
     const committed = options.isolation === 'read_committed';
-    const found = await this.local.readFileRange(offset, maxBytes, bound, minOne);
+    const found = await this.local.readFileRange(offset, maxBytes, bound, minOne, options.skipRecordless ?? false);
     if (found === null) return this.emptyPlan(offset);
     const range = found.range;
     return this.planOf([{ kind: 'file', file: found.file, position: range.position, length: range.length }], range, offset, committed);

@@ -105,6 +105,15 @@ export interface ReadOptions {
   readonly isolation?: IsolationLevel;
   /** Return the first batch even when it is larger than maxBytes (Kafka's rule). Default true. */
   readonly minOneMessage?: boolean;
+  /**
+   * Pass over the rest of a sealed segment when it is only batches with no
+   * records (at most 4 KiB of them: the empty batches the cleaner keeps) and
+   * read the next segment instead. For consumers, which need nothing from
+   * them; a client that finds no record in an answer may fetch the same
+   * offset again forever (kafkajs 2.2.4). Default false: every batch, as a
+   * replica needs them.
+   */
+  readonly skipRecordless?: boolean;
 }
 
 export type LogState = 'open' | 'offline' | 'closed';

@@ -6,7 +6,11 @@
 // no partition failed, the plans are released and the request parks in
 // FetchWaiters until a read partition's high watermark moves (an acked
 // produce), maxWaitMs passes (capped by maxFetchWaitMs), or the broker stops;
-// then it reads again.
+// then it reads again. A sealed segment whose rest holds only record-less
+// batches (left by the log cleaner) is passed over for the next segment
+// (ReadOptions.skipRecordless): a consumer needs nothing from them, and
+// kafkajs 2.2.4, which learns its next offset only from records, would
+// otherwise fetch that offset forever.
 //
 // The records of each partition stay a FetchPlan (file ranges or tail-cache
 // slices) inside the response body; the connection writes the frame with
@@ -87,7 +91,7 @@ async function readPartition(ctx: BrokerContext, request: FetchRequest, topic: s
   let plan: FetchPlan;
   try {
     plan = await log.read(p.fetchOffset, limit, {
-      maxOffset: log.highWatermark, isolation: committed ? 'read_committed' : 'read_uncommitted', minOneMessage: round.bytes === 0,
+      maxOffset: log.highWatermark, isolation: committed ? 'read_committed' : 'read_uncommitted', minOneMessage: round.bytes === 0, skipRecordless: true,
     });
   } catch (error) {
     round.errors++;
