@@ -54,6 +54,16 @@
 //     p99 ratio old 3.69 / 4.24 / 10.69 / 2.97 / 3.65 (median 3.69),
 //               new 9.05 / 2.81 / 3.65 / 4.86 / 0.71 (median 3.65):
 //   no difference visible at that load; the 1.5x target not shown met.
+//   2026-12-02, the machine quiet (load average 0.1-0.7, nothing else running):
+//     pnpm bench compaction --runs 5: cleaned MB/s 81.4 / 117.2 / 180.8 at 10 / 50 / 90 %,
+//     peak 53.8 / 49.8 / 33.3 MiB; caller p50 20.0 / 29.4 µs, p99 87.6 / 141.4 µs (1.61x), 128 MiB cleaned;
+//     SEGLOG_BENCH_COMPACTION_PART=latency SEGLOG_BENCH_COMPACTION_MIB=64 ... --runs 5: p99 112.0 / 167.1 µs (1.49x).
+//   A profile of only the appends' window (inspector, 25 µs sampling, cleaning 128 MiB): of the main
+//   thread's busy stretches of 150 µs or more, 36 % is in fs dispatch (the hot log's own pwritev 21 %,
+//   index write-back 8 %, the cleaner's preads 6 %; a dispatch costs microseconds, so these samples are
+//   most likely the main thread preempted by the pool threads' copying on 2 vCPUs, not measured), 23 % the cleaner's own slices (batch walk 14 %, key mapping 8 %), the appends
+//   10 %. What is left needs the cleaner's CPU and I/O off the 2 cores the caller uses (a worker for
+//   the filtering, or a bytes-per-second limit by default), not smaller slices.
 import { NodeIo } from '@seglog/io';
 import { LogConfig, LogManager } from '@seglog/log';
 import type { Log } from '@seglog/log';
