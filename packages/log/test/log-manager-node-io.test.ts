@@ -79,4 +79,40 @@ describe('LogManager on NodeIo', () => {
     await manager.getOrCreateLog('after', 0);
     await manager.close();
   });
+
+  it('an awaited throttled clean() finishes in a process with nothing else alive (the throttle sleeps hold the event loop)', async () => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'seglog-manager-'));
+    const dir = path.join(root, 'data');
+    // 2 MiB of keyed records to clean at 4 MiB/s: the throttle sleeps several times during the pass, and
+    // the child has no other timer or socket. An unref'd sleep let Node end the process mid-pass (exit 13).
+    const script = `const { LogManager, LogConfig } = await import(${JSON.stringify(LOG_INDEX_URL)});
+const { NodeIo } = await import(${JSON.stringify(IO_INDEX_URL)});
+const { buildBatch } = await import(${JSON.stringify(pathToFileURL(path.join(REPO_ROOT, 'packages/records/src/index.ts')).href)});
+const m = await LogManager.open(new NodeIo(), ${JSON.stringify(dir)}, {
+  defaultConfig: new LogConfig({ cleanupPolicy: 'compact', segmentBytes: 256 * 1024, minCleanableDirtyRatio: 0.01 }),
+  minFreeBytes: 0, checkpointIntervalMs: 0, cleaner: { enabled: false, bytesPerSecond: 4 * 1024 * 1024 },
+});
+const log = await m.getOrCreateLog('table', 0);
+const value = Buffer.alloc(1000, 0x61);
+for (let i = 0; i < 2048; i++) await log.appendAsLeader(buildBatch({ records: [{ key: 'k' + (i % 64), value, timestamp: 1 }] }));
+await log.forceRoll();
+await log.flush();
+log.updateHighWatermark(log.logEndOffset);
+const stats = await m.cleaner.clean(log);
+await m.close();
+console.log('cleaned ' + stats.outcome + ' removed ' + stats.removedRecords);`;
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script], {
+        cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on('error', reject);
+      child.on('close', (status) => (status === 0 ? resolve(stdout.trim()) : reject(new Error(`child exited ${status}: ${stderr}`))));
+    });
+    expect(out).toMatch(/^cleaned cleaned removed \d+$/);
+    expect(Number(out.split(' ').at(-1))).toBeGreaterThan(1000);
+  });
 });

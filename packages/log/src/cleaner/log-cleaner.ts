@@ -40,7 +40,7 @@ import type { Log } from '../log/log.js';
 import { cleanLog } from './clean-pass.js';
 import type { CleanPassStats } from './clean-pass.js';
 import { cleanableRange, needsCleaning } from './cleanable.js';
-import { sleepMs, Throttler } from './throttler.js';
+import { idleSleepMs, Throttler } from './throttler.js';
 
 export const CLEANER_OFFSET_CHECKPOINT = FileNames.cleanerOffsetCheckpoint;
 
@@ -330,7 +330,7 @@ export class LogCleaner {
   private idle(): Promise<void> {
     return new Promise<void>((resolve) => {
       this.wake = () => resolve();
-      void sleepMs(this.backoffMs).then(() => resolve());
+      void idleSleepMs(this.backoffMs).then(() => resolve());
     }).then(() => {
       this.wake = null;
     });

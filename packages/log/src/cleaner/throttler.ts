@@ -15,7 +15,17 @@ export interface ThrottlerOptions {
 /** Checking the clock for every small charge costs more than it saves: sleep decisions are made per CHECK_BYTES. */
 const CHECK_BYTES = 64 * 1024;
 
+/**
+ * A sleep inside a pass (the throttle, a wait for pool room): the timer holds
+ * the event loop, so a pass someone awaits finishes even when nothing else
+ * keeps the process alive (an unref'd one let Node exit mid-pass).
+ */
 export function sleepMs(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The idle cleaner's backoff: unref'd, so an idle cleaner never keeps a process alive. */
+export function idleSleepMs(ms: number): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
     timer.unref();
