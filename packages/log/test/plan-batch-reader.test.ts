@@ -83,4 +83,27 @@ describe('PlanBatchReader', () => {
     });
     await expect(new PlanBatchReader().read(plan, () => undefined)).rejects.toMatchObject({ code: 'SEGLOG_ERR_RECORDS_CORRUPT' });
   });
+
+  it('scan() that fails mid-way releases its plans and waits for its read ahead; the reader then scans again', async () => {
+    const io = await newIo();
+    const cfg = config({ segmentBytes: 2000 });
+    let log = await openLog(io, cfg);
+    for (let i = 0; i < 40; i++) await log.appendAsLeader(producerBatch(3, { valueBytes: 100, tag: i }));
+    await log.flush();
+    await log.close();
+    log = await openLog(io, cfg, { hadCleanShutdown: true }); // every plan is a file part, read by pread into the reader's windows
+    const reader = new PlanBatchReader({ windowBytes: 700 });
+    for (const failAt of [1, 7, 20, 39]) {
+      let seen = 0;
+      await expect(reader.scan(log, { fromOffset: 0, toOffset: log.logEndOffset, maxBytes: 1500 }, () => {
+        if (++seen === failAt) throw new Error('stop here');
+      })).rejects.toThrow('stop here');
+      const all: number[] = [];
+      const end = await reader.scan(log, { fromOffset: 0, toOffset: log.logEndOffset, maxBytes: 1500 }, (batch) => all.push(batch.baseOffset));
+      expect(end).toBe(120);
+      expect(all).toEqual(Array.from({ length: 40 }, (_, i) => i * 3));
+    }
+    // The failed scans left nothing in flight that the close below would trip over.
+    await log.close();
+  });
 });
