@@ -17,15 +17,8 @@ const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 const LOG_INDEX_URL = pathToFileURL(path.join(REPO_ROOT, 'packages/log/src/index.ts')).href;
 const IO_INDEX_URL = pathToFileURL(path.join(REPO_ROOT, 'packages/io/src/index.ts')).href;
 
-/** A child process opens a LogManager on `dir` and prints 'opened' or the error code. */
-function openInChild(dir: string): Promise<string> {
-  const script = `const { LogManager, LogConfig } = await import(${JSON.stringify(LOG_INDEX_URL)});
-const { NodeIo } = await import(${JSON.stringify(IO_INDEX_URL)});
-try {
-  const m = await LogManager.open(new NodeIo(), ${JSON.stringify(dir)}, { defaultConfig: new LogConfig(), minFreeBytes: 0, checkpointIntervalMs: 0 });
-  await m.close();
-  console.log('opened');
-} catch (error) { console.log(error.code ?? String(error)); }`;
+/** Runs `script` (an ES module) in a child node with the sources; resolves with its trimmed stdout, rejects on a non-zero exit. */
+function runChild(script: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script], {
       cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'],
@@ -37,6 +30,17 @@ try {
     child.on('error', reject);
     child.on('close', (status) => (status === 0 ? resolve(out.trim()) : reject(new Error(`child exited ${status}: ${err}`))));
   });
+}
+
+/** A child process opens a LogManager on `dir` and prints 'opened' or the error code. */
+function openInChild(dir: string): Promise<string> {
+  return runChild(`const { LogManager, LogConfig } = await import(${JSON.stringify(LOG_INDEX_URL)});
+const { NodeIo } = await import(${JSON.stringify(IO_INDEX_URL)});
+try {
+  const m = await LogManager.open(new NodeIo(), ${JSON.stringify(dir)}, { defaultConfig: new LogConfig(), minFreeBytes: 0, checkpointIntervalMs: 0 });
+  await m.close();
+  console.log('opened');
+} catch (error) { console.log(error.code ?? String(error)); }`);
 }
 
 describe('LogManager on NodeIo', () => {
@@ -101,17 +105,7 @@ log.updateHighWatermark(log.logEndOffset);
 const stats = await m.cleaner.clean(log);
 await m.close();
 console.log('cleaned ' + stats.outcome + ' removed ' + stats.removedRecords);`;
-    const out = await new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script], {
-        cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.on('error', reject);
-      child.on('close', (status) => (status === 0 ? resolve(stdout.trim()) : reject(new Error(`child exited ${status}: ${stderr}`))));
-    });
+    const out = await runChild(script);
     expect(out).toMatch(/^cleaned cleaned removed \d+$/);
     expect(Number(out.split(' ').at(-1))).toBeGreaterThan(1000);
   });
