@@ -125,7 +125,7 @@ interface CleanSample { readonly mbps: number; readonly peakBytes: number; reado
 
 async function cleanOnce(base: string, dataBytes: number, dupShare: number, quick: boolean, seed: number): Promise<CleanSample> {
   const dir = mkdtempSync(path.join(base, 'clean-'));
-  const manager = await LogManager.open(new NodeIo(), dir, { defaultConfig: compactConfig(quick), minFreeBytes: 0, checkpointIntervalMs: 0, cleaner: { enabled: false } });
+  const manager = await LogManager.open(new NodeIo(), dir, { defaultConfig: compactConfig(quick), minFreeBytes: 0, checkpointIntervalMs: 0, cleaner: { enabled: false, compute: computeMode() } });
   try {
     const log = await manager.getOrCreateLog('table', 0);
     await fill(log, dataBytes, dupShare, seed);
@@ -150,6 +150,13 @@ async function cleanOnce(base: string, dataBytes: number, dupShare: number, quic
   }
 }
 
+/** SEGLOG_BENCH_COMPACTION_COMPUTE=inline|worker: where the cleaner's CPU work runs (default: the engine's, worker). */
+function computeMode(): 'inline' | 'worker' {
+  const mode = process.env['SEGLOG_BENCH_COMPACTION_COMPUTE'] ?? 'worker';
+  if (mode !== 'inline' && mode !== 'worker') throw new Error(`SEGLOG_BENCH_COMPACTION_COMPUTE must be inline or worker, not ${mode}`);
+  return mode;
+}
+
 function percentile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 }
@@ -159,7 +166,7 @@ async function appendLatency(base: string, dataBytes: number, appends: number, w
   // SEGLOG_BENCH_COMPACTION_BPS: the cleaner's bytes-per-second limit (log.cleaner.io.max.bytes.per.second) for this part; default none.
   const bps = Number(process.env['SEGLOG_BENCH_COMPACTION_BPS'] ?? Number.POSITIVE_INFINITY);
   const manager = await LogManager.open(new NodeIo(), dir, {
-    defaultConfig: compactConfig(quick), minFreeBytes: 0, checkpointIntervalMs: 0, cleaner: { enabled: false, bytesPerSecond: bps },
+    defaultConfig: compactConfig(quick), minFreeBytes: 0, checkpointIntervalMs: 0, cleaner: { enabled: false, bytesPerSecond: bps, compute: computeMode() },
   });
   try {
     const table = await manager.getOrCreateLog('table', 0);

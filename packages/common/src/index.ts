@@ -5,3 +5,4 @@
 export { assert, AssertionError, VERIFY } from './assert.js';
 export { SeglogError, isSeglogError } from './errors.js';
 export type { KafkaErrorName, SeglogErrorOptions } from './errors.js';
+export { startSiblingWorker } from './start-worker.js';

@@ -16,9 +16,8 @@
 // loads merge-worker.js directly.
 
 import { availableParallelism } from 'node:os';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startSiblingWorker } from '@seglog/common';
 import type { MergeJob, MergeResult } from './merge-job.js';
 import { failedMerge, runMergeJob } from './merge-job.js';
 
@@ -65,14 +64,7 @@ class MergeWorker {
 }
 
 function startWorker(): Worker {
-  const here = new URL(import.meta.url);
-  if (!here.pathname.endsWith('.ts')) return new Worker(new URL('./merge-worker.js', here), { execArgv: [] });
-  // tsx's ESM entry (its 'import' condition; require.resolve gives the CommonJS one, which cannot register from a worker).
-  const tsx = pathToFileURL(createRequire(here).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
-  const entry = new URL('./merge-worker.ts', here).href;
-  const boot = `import(${JSON.stringify(tsx)}).then((m) => { (m.register ?? m.default.register)(); return import(${JSON.stringify(entry)}); })` +
-    '.catch((e) => { console.error(e); process.exit(4); });';
-  return new Worker(boot, { eval: true, execArgv: ['--conditions=source'] });
+  return startSiblingWorker(import.meta.url, 'merge-worker');
 }
 
 /** The job's own buffers move to the worker instead of being copied. */

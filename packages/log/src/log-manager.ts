@@ -61,6 +61,7 @@ import type { CorruptionPolicy, DirectFallback } from './log/log.js';
 import type { LogConfig } from './log-config.js';
 import { DirCheckpointer } from './log-dir/dir-checkpointer.js';
 import { LogCleaner } from './cleaner/log-cleaner.js';
+import type { ComputeMode } from './cleaner/cleaner-compute.js';
 import { writeSealedSizes } from './log-dir/sealed-sizes.js';
 import { readStartState, startPositions, writeCleanShutdownMarker } from './log-dir/dir-start.js';
 import type { StartState } from './log-dir/dir-start.js';
@@ -130,7 +131,7 @@ export interface LogManagerOptions {
   /** Minimum time between two refusal notices. Default 10000. */
   readonly refusalNoticeIntervalMs?: number;
   /** The log cleaner of compacted logs (cleaner/log-cleaner.ts): on by default, Kafka's log.cleaner.* settings. */
-  readonly cleaner?: { readonly enabled?: boolean; readonly offsetMapBytes?: number; readonly bytesPerSecond?: number; readonly backoffMs?: number };
+  readonly cleaner?: { readonly enabled?: boolean; readonly offsetMapBytes?: number; readonly bytesPerSecond?: number; readonly backoffMs?: number; readonly compute?: ComputeMode };
   /** Told (synchronously) of each direct-mode segment written buffered instead, with its `<topic>-<partition>`. Default: nothing. */
   readonly onDirectFallback?: (partition: string, fallback: DirectFallback) => void;
 }

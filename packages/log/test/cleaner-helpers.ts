@@ -3,6 +3,7 @@
 import { buildBatch, RecordBatch, splitBatches } from '@seglog/records';
 import type { Log } from '../src/log/log.js';
 import { LogCleaner } from '../src/cleaner/log-cleaner.js';
+import type { ComputeMode } from '../src/cleaner/cleaner-compute.js';
 import type { Io } from '@seglog/io';
 
 export interface ReadRecord {
@@ -55,6 +56,7 @@ export function keyed(records: ReadonlyArray<readonly [string, string | null]>, 
   return buildBatch({ records: records.map(([key, value]) => ({ key, value, timestamp })) });
 }
 
-export function cleanerFor(io: Io, logs: () => readonly Log[], now: () => number, offsetMapBytes?: number): LogCleaner {
-  return new LogCleaner({ io, dataDir: '/data', logs, pool: null, now, ...(offsetMapBytes === undefined ? {} : { offsetMapBytes }) });
+/** A cleaner of `logs` with no pool; its compute is the engine's default (the worker thread) unless `compute` says. */
+export function cleanerFor(io: Io, logs: () => readonly Log[], now: () => number, offsetMapBytes?: number, compute?: ComputeMode): LogCleaner {
+  return new LogCleaner({ io, dataDir: '/data', logs, pool: null, now, ...(offsetMapBytes === undefined ? {} : { offsetMapBytes }), ...(compute === undefined ? {} : { compute }) });
 }

@@ -32,9 +32,15 @@ async function fill(log: Log, rounds: number): Promise<void> {
   log.updateHighWatermark(log.logEndOffset);
 }
 
-/** Yields to the event loop until `done()` or `max` turns (a count, not a time). */
+/**
+ * Yields to the event loop until `done()`: `max` macrotask turns, then (the
+ * pass's compute is a worker thread, whose start and answers take real time)
+ * 1 ms sleeps up to a hang guard of two minutes.
+ */
 async function until(done: () => boolean, max = 20_000): Promise<boolean> {
   for (let i = 0; i < max && !done(); i++) await new Promise<void>((resolve) => setImmediate(resolve));
+  const guard = Date.now() + 120_000;
+  while (!done() && Date.now() < guard) await new Promise<void>((resolve) => setTimeout(resolve, 1));
   return done();
 }
 

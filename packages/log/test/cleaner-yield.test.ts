@@ -1,8 +1,9 @@
-// The cleaner shares the event loop with callers: inside a pool step it
-// parses and filters batches already read with only microtask waits, so it
-// must yield a macrotask turn every few KiB (clean-pass.ts SLICE_BYTES) or a
-// request arriving meanwhile waits behind a whole 256 KiB window of its CPU
-// (issue 20's caller-append p99). Counted, not timed: a setImmediate ticker
+// The cleaner shares the event loop with callers. Inline (compute 'inline')
+// it parses and filters batches already read with only microtask waits, so it
+// must yield a macrotask turn every few KiB (cleaner-compute.ts SLICE_BYTES)
+// or a request arriving meanwhile waits behind a whole 256 KiB window of its
+// CPU (issue 20's caller-append p99); with the worker thread the event loop
+// only passes windows to it. Counted, not timed: a setImmediate ticker
 // beside the pass must get a turn at least once per 32 KiB the pass reads.
 import { describe, expect, it } from 'vitest';
 import { clock, config, newIo, openLog, T0 } from './log-helpers.js';
@@ -11,7 +12,7 @@ import { cleanerFor, dataRecords, keyed, latestByKey, readBatches } from './clea
 const KiB = 1024;
 
 describe('log cleaner: event-loop turns', () => {
-  it('lets other macrotasks run at least once per 32 KiB it reads', async () => {
+  it.each(['inline', 'worker'] as const)('lets other macrotasks run at least once per 32 KiB it reads (compute %s)', async (compute) => {
     const io = await newIo();
     const c = clock();
     const log = await openLog(io, config({ cleanupPolicy: 'compact', segmentBytes: 256 * KiB, minCleanableDirtyRatio: 0.01 }), { now: c.fn });
@@ -24,7 +25,7 @@ describe('log cleaner: event-loop turns', () => {
     await log.forceRoll();
     log.updateHighWatermark(log.logEndOffset);
     const before = dataRecords(await readBatches(log));
-    const cleaner = cleanerFor(io, () => [log], c.fn);
+    const cleaner = cleanerFor(io, () => [log], c.fn, undefined, compute);
     let turns = 0;
     let running = true;
     const tick = (): void => {

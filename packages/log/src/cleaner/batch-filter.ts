@@ -65,7 +65,7 @@ export class AbortedRanges {
 export interface FilterContext {
   readonly map: OffsetMap;
   /** Offsets at or above this were not mapped this pass. */
-  readonly mapEndOffset: number;
+  mapEndOffset: number;
   readonly nowMs: number;
   readonly deleteRetentionMs: number;
   /** Last data batch (its lastOffset) of every active producer. */

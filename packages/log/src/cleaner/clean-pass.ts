@@ -8,8 +8,11 @@
 //      `<base>.log.cleaned` (fdatasynced) and swapped in (segment-swap.ts).
 // Reads go through retained handles of sealed segments, so appends, reads
 // and flushes of the log proceed meanwhile; only the swap is a mutation.
-// Work runs in steps of at most STEP_BYTES read, each a task on the
-// blocking pool at Priority.cleaner, charged to the throttle.
+// Each segment is read in windows of WINDOW_BYTES (a pread each, a task on
+// the blocking pool at Priority.cleaner, charged to the throttle); the CPU
+// work on a window (batch walks and CRC checks, key mapping, filtering) runs
+// in the pass's compute (cleaner-compute.ts): the cleaner's worker thread,
+// or the event loop in slices.
 //
 // Invariants: offsets never change (batches keep their headers); the active
 // segment and everything at or above the HW, the first unstable offset or
@@ -22,27 +25,24 @@
 
 import { Priority } from '@seglog/io';
 import type { BlockingPool, IoFile } from '@seglog/io';
-import type { RecordBatch } from '@seglog/records';
+import { logCorruption } from '../internal/log-errors.js';
 import { Segment } from '../segment/segment.js';
 import type { AbortedTxn } from '../segment/txn-index.js';
-import { AbortedRanges, emptyBatch, filterBatch, mappedKeys } from './batch-filter.js';
-import type { FilterContext, FilterOutcome } from './batch-filter.js';
-import { BatchScanner } from './batch-scanner.js';
 import { cleanableRange } from './cleanable.js';
 import type { CleanableRange } from './cleanable.js';
 import type { CleanerAccess } from './cleaner-access.js';
-import { OffsetMap } from './offset-map.js';
+import { beginCompute } from './cleaner-compute.js';
+import type { ComputeMode, PassCompute } from './cleaner-compute.js';
 import { swapIn } from './segment-swap.js';
 import type { CleanedGroup } from './segment-swap.js';
 import { sleepMs } from './throttler.js';
 import type { Throttler } from './throttler.js';
 
-// Each step is pool work. Inside a step, batches already in the scanner's window are parsed and
-// filtered with only microtask waits, which never let the event loop run: so the step yields a macrotask
-// turn (setImmediate) after every SLICE_BYTES of batches, and a caller's request waits behind at most one
-// slice of the cleaner's CPU (a batch or two), not a whole window.
-const STEP_BYTES = 256 * 1024;
-const SLICE_BYTES = 8 * 1024;
+// One pread per window. Inline, the window is walked in slices with a macrotask turn (setImmediate) between
+// them (cleaner-compute.ts SLICE_BYTES), so a caller's request waits behind at most one slice of the
+// cleaner's CPU (a batch or two), not a whole window; in the worker, one message per window.
+const WINDOW_BYTES = 256 * 1024;
+const SIZE_FIELD_END = 12;
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 const INT32_MAX = 0x7fffffff;
 
@@ -58,6 +58,8 @@ export interface CleanPassOptions {
   readonly shouldStop: () => boolean;
   /** Run even with nothing dirty: a delete horizon has passed (or a caller forces the pass). */
   readonly horizonDue: boolean;
+  /** Where the CPU work runs (cleaner-compute.ts). Default 'inline'. */
+  readonly compute?: ComputeMode;
 }
 
 export interface CleanPassStats {
@@ -121,54 +123,52 @@ async function cleanOnce(access: CleanerAccess, options: CleanPassOptions): Prom
   if (range.dirtyBytes === 0 && !options.horizonDue) return stats;
   const all = access.segments.all();
   const cleanable = all.filter((segment, i) => i < all.length - 1 && segment.baseOffset < range.firstUncleanableOffset);
-  const aborted = new AbortedRanges();
-  for (const segment of all) for (const txn of segment.txnIndex?.allAbortedTxns() ?? []) aborted.add(txn.producerId, txn.firstOffset, txn.lastOffset);
-  const map = new OffsetMap(options.offsetMapBytes);
-  const mapEnd = await buildOffsetMap(cleanable, range, map, aborted, options, stats);
-  stats.mappedKeys = map.size;
-  const lastBatchOfProducer = new Map<number, number>();
+  const aborted: Array<[number, number, number]> = [];
+  for (const segment of all) for (const txn of segment.txnIndex?.allAbortedTxns() ?? []) aborted.push([txn.producerId, txn.firstOffset, txn.lastOffset]);
+  const lastBatchOfProducer: Array<[number, number]> = [];
   for (const [producerId, entry] of access.producerState.activeProducers()) {
-    if (entry.lastDataOffset >= 0) lastBatchOfProducer.set(producerId, entry.lastDataOffset);
+    if (entry.lastDataOffset >= 0) lastBatchOfProducer.push([producerId, entry.lastDataOffset]);
   }
-  const ctx: FilterContext = {
-    map, mapEndOffset: mapEnd, nowMs: options.nowMs, deleteRetentionMs: access.config.deleteRetentionMs,
-    lastBatchOfProducer, aborted, txnKept: new Map(), earliestHorizonMs: Number.POSITIVE_INFINITY,
-  };
-  for (const group of groupSegments(cleanable.filter((segment) => segment.baseOffset < mapEnd), access.config.segmentBytes)) {
-    if (options.shouldStop()) {
-      stats.outcome = 'stopped';
-      return stats;
+  const compute = await beginCompute(options.compute ?? 'inline', {
+    offsetMapBytes: options.offsetMapBytes, firstDirtyOffset: range.firstDirtyOffset, nowMs: options.nowMs,
+    deleteRetentionMs: access.config.deleteRetentionMs, aborted, lastBatchOfProducer,
+  });
+  try {
+    const mapEnd = await buildOffsetMap(cleanable, range, compute, options, stats);
+    stats.mappedKeys = await compute.startFilter(mapEnd);
+    for (const group of groupSegments(cleanable.filter((segment) => segment.baseOffset < mapEnd), access.config.segmentBytes)) {
+      if (options.shouldStop()) {
+        stats.outcome = 'stopped';
+        return stats;
+      }
+      const cleaned = await cleanGroup(access, group, compute, options, stats);
+      const outcome = await access.runMutation(() => swapIn(access, cleaned));
+      if (outcome === 'stale') {
+        stats.outcome = 'stale';
+        return stats;
+      }
+      stats.groups++;
     }
-    const cleaned = await cleanGroup(access, group, ctx, options, stats);
-    const outcome = await access.runMutation(() => swapIn(access, cleaned));
-    if (outcome === 'stale') {
-      stats.outcome = 'stale';
-      return stats;
-    }
-    stats.groups++;
+    stats.outcome = 'cleaned';
+    stats.firstDirtyOffset = mapEnd;
+    stats.earliestHorizonMs = await compute.earliestHorizonMs();
+    return stats;
+  } finally {
+    compute.end();
   }
-  stats.outcome = 'cleaned';
-  stats.firstDirtyOffset = mapEnd;
-  stats.earliestHorizonMs = ctx.earliestHorizonMs;
-  return stats;
 }
 
 /** Maps the dirty section's keys; returns the offset after the last batch mapped (the first uncleanable offset when all fit). */
-async function buildOffsetMap(cleanable: readonly Segment[], range: CleanableRange, map: OffsetMap, aborted: AbortedRanges, options: CleanPassOptions, stats: CleanPassStats): Promise<number> {
-  const keys: Buffer[] = [];
-  const offsets: number[] = [];
+async function buildOffsetMap(cleanable: readonly Segment[], range: CleanableRange, compute: PassCompute, options: CleanPassOptions, stats: CleanPassStats): Promise<number> {
   let mapEnd = range.firstDirtyOffset;
   for (let i = 0; i < cleanable.length; i++) {
     const segment = cleanable[i] as Segment;
     const end = cleanable[i + 1]?.baseOffset ?? range.firstUncleanableOffset;
     if (end <= range.firstDirtyOffset) continue;
-    const full = await scanSegment(segment, options, stats, (batch) => {
-      if (batch.lastOffset < range.firstDirtyOffset) return true;
-      mappedKeys(batch, aborted, keys, offsets);
-      if (!map.fits(map.costOf(keys))) return false;
-      for (let k = 0; k < keys.length; k++) map.put(keys[k] as Buffer, offsets[k] as number);
-      mapEnd = batch.lastOffset + 1;
-      return true;
+    const full = await scanSegment(segment, options, stats, async (window, from, to, span) => {
+      const r = await compute.mapWindow(window, from, to, span);
+      mapEnd = Math.max(mapEnd, r.mapEnd);
+      return r;
     });
     if (full) return mapEnd;
     mapEnd = Math.max(mapEnd, end);
@@ -176,42 +176,61 @@ async function buildOffsetMap(cleanable: readonly Segment[], range: CleanableRan
   return Math.max(mapEnd, range.firstUncleanableOffset);
 }
 
-/** Calls `onBatch` for every batch of the segment, in pool steps; returns true when `onBatch` said stop. */
-async function scanSegment(segment: Segment, options: CleanPassOptions, stats: CleanPassStats, onBatch: (batch: RecordBatch, last: boolean) => boolean, afterStep?: () => Promise<void>): Promise<boolean> {
+interface StepResult {
+  readonly consumed: number;
+  readonly stopped: boolean;
+  readonly needBytes: number;
+  readonly corrupt: { readonly position: number; readonly reason: string; readonly cause: string | null } | null;
+  /** The window to use from now on (the compute may have moved the one it was given). */
+  readonly window: Buffer;
+}
+
+type Step = (window: Buffer, from: number, to: number, span: { position: number; limit: number }) => Promise<StepResult>;
+
+/**
+ * Walks every batch of the segment through `step`, a window of WINDOW_BYTES
+ * (grown for a larger batch) read at a time on the pool; the step consumes
+ * whole batches. Returns true when a step said stop. Every byte of the
+ * segment up to its size must be there and frame as batches (a short file
+ * or damage is SEGLOG_ERR_LOG_CORRUPTION, and the pass stops changing nothing).
+ */
+async function scanSegment(segment: Segment, options: CleanPassOptions, stats: CleanPassStats, step: Step, afterStep?: () => Promise<void>): Promise<boolean> {
   if (segment.logFile.isClosed) throw new StaleSegment(stats);
-  const file = segment.logFile.retain();
+  const ref = segment.logFile.retain();
+  const limit = segment.size;
+  const corrupt = (position: number, reason: string, cause?: unknown): Error => logCorruption(ref.path, `cleaner: ${reason}`, { position, limit }, cause);
   try {
-    const scanner = new BatchScanner(file, segment.size);
-    let done = false;
-    let stopped = false;
-    while (!done && !stopped) {
-      const before = scanner.bytesRead;
-      await onPool(options.pool, async () => {
-        const stepStart = scanner.position;
-        let sliceStart = stepStart;
-        while (scanner.position - stepStart < STEP_BYTES) {
-          if (scanner.position - sliceStart >= SLICE_BYTES) {
-            await yieldToEventLoop();
-            sliceStart = scanner.position;
-          }
-          const batch = await scanner.next();
-          if (batch === null) {
-            done = true;
-            return;
-          }
-          if (!onBatch(batch, scanner.position >= segment.size)) {
-            stopped = true;
-            return;
-          }
+    // Its own ArrayBuffer (never a slice of Node's shared pool), so the worker's compute can move it.
+    let window: Buffer = Buffer.allocUnsafeSlow(Math.max(Math.min(WINDOW_BYTES, limit), SIZE_FIELD_END));
+    let position = 0;
+    while (position < limit) {
+      const want = Math.min(window.length, limit - position);
+      const buffer = window;
+      const read = await onPool(options.pool, () => ref.file.pread(buffer, position, want));
+      stats.bytesRead += read;
+      if (read < want) throw corrupt(position, 'file shorter than the segment size');
+      await options.throttler.charge(read);
+      let from = 0;
+      let needBytes = 0;
+      while (position + from < limit && from < read) {
+        const r = await step(window, from, read, { position, limit });
+        window = r.window;
+        if (r.corrupt !== null) throw corrupt(r.corrupt.position, r.corrupt.reason, r.corrupt.cause === null ? undefined : new Error(r.corrupt.cause));
+        from += r.consumed;
+        if (r.stopped) return true;
+        if (r.needBytes > 0) {
+          needBytes = r.needBytes;
+          break;
         }
-      });
-      stats.bytesRead += scanner.bytesRead - before;
-      await options.throttler.charge(scanner.bytesRead - before);
+        if (position + from < limit && from < read) await yieldToEventLoop();
+      }
+      position += from;
+      if (needBytes > window.length) window = Buffer.allocUnsafeSlow(needBytes);
       if (afterStep !== undefined) await afterStep();
     }
-    return stopped;
+    return false;
   } finally {
-    await file.release();
+    await ref.release();
   }
 }
 
@@ -241,7 +260,7 @@ function groupSegments(segments: readonly Segment[], segmentBytes: number): Segm
 }
 
 /** Writes the group's kept batches to `<base>.log.cleaned` and fdatasyncs it. */
-async function cleanGroup(access: CleanerAccess, group: readonly Segment[], ctx: FilterContext, options: CleanPassOptions, stats: CleanPassStats): Promise<CleanedGroup> {
+async function cleanGroup(access: CleanerAccess, group: readonly Segment[], compute: PassCompute, options: CleanPassOptions, stats: CleanPassStats): Promise<CleanedGroup> {
   const base = (group[0] as Segment).baseOffset;
   const path = Segment.path(access.dir, base, 'log', 'cleaned');
   if (await access.io.exists(path)) await access.io.unlink(path);
@@ -256,15 +275,11 @@ async function cleanGroup(access: CleanerAccess, group: readonly Segment[], ctx:
       before += segment.size;
       for (const txn of segment.txnIndex?.allAbortedTxns() ?? []) abortedTxns.push(txn);
       const lastSegment = g === group.length - 1;
-      await scanSegment(segment, options, stats, (batch, lastInSegment) => {
-        let outcome: FilterOutcome = filterBatch(batch, ctx);
-        if (outcome.kind === 'drop' && lastSegment && lastInSegment) {
-          outcome = batch.isControl ? { kind: 'keep', removedRecords: 0 } : { kind: 'rebuilt', bytes: emptyBatch(batch), removedRecords: outcome.removedRecords };
-        }
-        stats.removedRecords += outcome.removedRecords;
-        if (outcome.kind === 'keep') out.add(Buffer.from(batch.bytes()));
-        else if (outcome.kind === 'rebuilt') out.add(outcome.bytes);
-        return true;
+      await scanSegment(segment, options, stats, async (window, from, to, span) => {
+        const r = await compute.filterWindow(window, from, to, span, lastSegment);
+        stats.removedRecords += r.removedRecords;
+        for (const bytes of r.output) out.add(bytes);
+        return r;
       }, () => out.maybeWrite(options));
     }
     await out.finish();

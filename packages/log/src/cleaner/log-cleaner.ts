@@ -38,6 +38,7 @@ import { OffsetCheckpoint } from '../checkpoint/offset-checkpoint.js';
 import { FileNames } from '../file-names.js';
 import type { Log } from '../log/log.js';
 import { cleanLog } from './clean-pass.js';
+import type { ComputeMode } from './cleaner-compute.js';
 import type { CleanPassStats } from './clean-pass.js';
 import { cleanableRange, needsCleaning } from './cleanable.js';
 import { idleSleepMs, Throttler } from './throttler.js';
@@ -57,6 +58,12 @@ export interface LogCleanerOptions {
   /** Kafka's log.cleaner.backoff.ms: sleep when idle or after a failure. Default 15000. */
   readonly backoffMs?: number;
   readonly now?: () => number;
+  /**
+   * Where a pass's CPU work runs (cleaner-compute.ts): 'worker' (default), a
+   * worker thread shared by the process, so the event loop holds only a
+   * message per window; 'inline', the event loop in slices.
+   */
+  readonly compute?: ComputeMode;
 }
 
 /** What the cleaner knows of one log (CLI stats/verify). */
@@ -99,6 +106,7 @@ export class LogCleaner {
   readonly offsetMapBytes: number;
   readonly backoffMs: number;
   readonly throttler: Throttler;
+  readonly compute: ComputeMode;
   private readonly logs: () => readonly Log[];
   private readonly pool: BlockingPool | null;
   private readonly now: () => number;
@@ -120,6 +128,7 @@ export class LogCleaner {
     this.offsetMapBytes = options.offsetMapBytes ?? 128 * 1024 * 1024;
     this.backoffMs = options.backoffMs ?? 15_000;
     this.throttler = new Throttler({ bytesPerSecond: options.bytesPerSecond ?? Number.POSITIVE_INFINITY });
+    this.compute = options.compute ?? 'worker';
     this.logs = options.logs;
     this.pool = options.pool;
     this.now = options.now ?? Date.now;
@@ -237,6 +246,7 @@ export class LogCleaner {
       stats = await cleanLog(log.cleanerAccess(), {
         checkpointedOffset: this.checkpointed.get(name), offsetMapBytes: this.offsetMapBytes, nowMs: now,
         throttler: this.throttler, pool: this.pool, shouldStop: () => this.stopping || this.paused.has(name), horizonDue: true,
+        compute: this.compute,
       });
     } catch (error) {
       progress.failures++;
