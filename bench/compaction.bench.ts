@@ -121,7 +121,7 @@ async function fill(log: Log, dataBytes: number, dupShare: number, seed: number)
   return records;
 }
 
-interface CleanSample { readonly mbps: number; readonly peakBytes: number; readonly savedBytes: number; readonly kept: number }
+interface CleanSample { readonly mbps: number; readonly peakBytes: number; readonly peakRssBytes: number; readonly savedBytes: number; readonly kept: number }
 
 async function cleanOnce(base: string, dataBytes: number, dupShare: number, quick: boolean, seed: number): Promise<CleanSample> {
   const dir = mkdtempSync(path.join(base, 'clean-'));
@@ -133,9 +133,13 @@ async function cleanOnce(base: string, dataBytes: number, dupShare: number, quic
     const before = process.memoryUsage();
     const floor = before.heapUsed + before.external;
     let peak = floor;
+    // RSS counts the cleaner's worker thread too (its offset map), which heapUsed and external, the main
+    // isolate's, do not.
+    let peakRss = before.rss;
     const sampler = setInterval(() => {
       const m = process.memoryUsage();
       peak = Math.max(peak, m.heapUsed + m.external);
+      peakRss = Math.max(peakRss, m.rss);
     }, 5);
     const started = performance.now();
     const stats = await manager.cleaner.clean(log);
@@ -143,7 +147,8 @@ async function cleanOnce(base: string, dataBytes: number, dupShare: number, quic
     clearInterval(sampler);
     const m = process.memoryUsage();
     peak = Math.max(peak, m.heapUsed + m.external);
-    return { mbps: stats.range.dirtyBytes / seconds, peakBytes: peak - floor, savedBytes: stats.bytesSaved, kept: log.logEndOffset - stats.removedRecords };
+    peakRss = Math.max(peakRss, m.rss);
+    return { mbps: stats.range.dirtyBytes / seconds, peakBytes: peak - floor, peakRssBytes: peakRss - before.rss, savedBytes: stats.bytesSaved, kept: log.logEndOffset - stats.removedRecords };
   } finally {
     await manager.close();
     rmSync(dir, { recursive: true, force: true });
@@ -210,13 +215,14 @@ export async function run(options: BenchOptions): Promise<void> {
       const order = round % 2 === 0 ? [0, 1, 2] : [2, 1, 0];
       for (const i of order) samples[i]!.push(await cleanOnce(base, dataBytes, shares[i]!, options.quick, 11 + round));
     }
-    console.log(`cleaning: ${dataMiB} MiB of 100 B-1 KiB records, batches of ${RECORDS_PER_BATCH}, one pass (medians of ${options.runs})`);
+    console.log(`cleaning: ${dataMiB} MiB of 100 B-1 KiB records, batches of ${RECORDS_PER_BATCH}, one pass, compute ${computeMode()} (medians of ${options.runs})`);
     let checksum = 0;
-    const rows: string[][] = [['duplicates', 'cleaned MB/s', 'peak heap+external', 'saved', 'records kept']];
+    const rows: string[][] = [['duplicates', 'cleaned MB/s', 'peak heap+external (main)', 'peak RSS growth', 'saved', 'records kept']];
     shares.forEach((share, i) => {
       const s = samples[i]!;
       for (const x of s) checksum = (checksum + x.kept) >>> 0;
       rows.push([`${share * 100} %`, fmtMBps(median(s.map((x) => x.mbps))), `${(median(s.map((x) => x.peakBytes)) / MiB).toFixed(1)} MiB`,
+        `${(median(s.map((x) => x.peakRssBytes)) / MiB).toFixed(1)} MiB`,
         `${(median(s.map((x) => x.savedBytes)) / MiB).toFixed(1)} MiB`, String(median(s.map((x) => x.kept)))]);
     });
     if (part !== 'latency') printTable(rows);
@@ -239,7 +245,7 @@ export async function run(options: BenchOptions): Promise<void> {
     const p50Busy = median(busy.map((x) => x.p50));
     const p99Busy = median(busy.map((x) => x.p99));
     const bpsNote = process.env['SEGLOG_BENCH_COMPACTION_BPS'] === undefined ? '' : `, cleaner limited to ${process.env['SEGLOG_BENCH_COMPACTION_BPS']} B/s`;
-    console.log(`\ncaller appends of 512 B to another log of the same LogManager: ${appends} per round, cleaning ${latencyMiB} MiB (50 % duplicates) concurrently or not${bpsNote}`);
+    console.log(`\ncaller appends of 512 B to another log of the same LogManager: ${appends} per round, cleaning ${latencyMiB} MiB (50 % duplicates, compute ${computeMode()}) concurrently or not${bpsNote}`);
     printTable([
       ['case', 'p50 µs', 'p99 µs', 'p99 ratio'],
       ['idle (baseline)', (p50Idle * 1000).toFixed(1), (p99Idle * 1000).toFixed(1), '1.00'],

@@ -6,8 +6,9 @@
 // it was, the next pass starting a new worker and cleaning.
 import { buildBatch } from '@seglog/records';
 import type { SimIo } from '@seglog/io';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { computeCounters, injectWorkerFault, setWorkerDeadlineMs, terminateCleanerWorker, WORKER_DEADLINE_MS } from '../src/cleaner/cleaner-compute.js';
+import { CLEANER_WORKER_NICE, computeCounters, injectWorkerFault, setWorkerDeadlineMs, terminateCleanerWorker, WORKER_DEADLINE_MS } from '../src/cleaner/cleaner-compute.js';
 import { LogCleaner } from '../src/cleaner/log-cleaner.js';
 import type { ComputeMode } from '../src/cleaner/cleaner-compute.js';
 import type { Log } from '../src/log/log.js';
@@ -149,6 +150,21 @@ describe('log cleaner: compute in a worker thread or on the event loop', () => {
     const stats = await c.clean(log);
     expect(stats.outcome).toBe('cleaned');
     expect(await files(io)).toEqual(await cleanedTwin(11, 60));
+    await log.close();
+  });
+
+  // Linux: /proc shows each thread's nice value (field 19 of /proc/self/task/<tid>/stat). Elsewhere skipped.
+  it.skipIf(!existsSync('/proc/self/task'))('runs at the lowest CPU priority, the event loop thread at its own', async () => {
+    const niceOf = (): number[] => readdirSync('/proc/self/task').map((tid) => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    });
+    const { io, log, now } = await build(12, 60);
+    terminateCleanerWorker();
+    expect((await cleaner(io, log, now.fn, 'worker').clean(log)).outcome).toBe('cleaned');
+    const threads = niceOf();
+    expect(threads.filter((n) => n === CLEANER_WORKER_NICE).length).toBeGreaterThan(0);
+    expect(threads[0]).toBe(0); // the main thread (its tid is the pid, listed first) keeps the process's priority
     await log.close();
   });
 });

@@ -28,6 +28,8 @@ import type { FilterResult, MapResult, PassSetup, WindowSpan } from './window-cl
 
 /** Bytes an inline step walks before it yields a macrotask turn (a batch or two of 100 B-1 KiB records). */
 export const SLICE_BYTES = 8 * 1024;
+/** The worker thread's nice value (cleaner-worker.ts): the lowest priority, as Kafka's cleaner is background work. */
+export const CLEANER_WORKER_NICE = 19;
 /** A window takes milliseconds; a worker silent for this long is taken as hung and terminated. */
 export const WORKER_DEADLINE_MS = 60_000;
 

@@ -2,13 +2,23 @@
 // each WorkerRequest with the WindowCleaner of its pass. Windows arrive as
 // moved ArrayBuffers and go back the same way, with the kept batches as one
 // buffer. Nothing else is shared with the caller's thread: no file, no log.
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
-import { asBuffer } from './cleaner-compute.js';
+import { asBuffer, CLEANER_WORKER_NICE } from './cleaner-compute.js';
 import type { WorkerReply, WorkerRequest } from './cleaner-compute.js';
 import { WindowCleaner } from './window-cleaner.js';
 
 const port = parentPort;
 if (port === null) throw new Error('cleaner-worker.ts runs only as a worker thread');
+// The lowest CPU priority, for this thread only (on Linux setpriority(PRIO_PROCESS, 0) sets the calling
+// thread's nice value): on a machine with as many busy threads as cores, the event loop and the libuv
+// threads doing the callers' I/O win over the cleaner, which gets what they leave. Raising a nice value
+// needs no privilege; where it fails, the worker runs at the process's priority.
+try {
+  setPriority(CLEANER_WORKER_NICE);
+} catch {
+  // Not permitted or not supported here: the default priority.
+}
 const passes = new Map<number, WindowCleaner>();
 /** Test hook (a 'fault' request): after `after` more answers, exit (code 3) or answer nothing more, as a worker stuck in a loop. */
 let fault: { kind: 'exit' | 'hang'; after: number } | null = null;
