@@ -150,8 +150,15 @@ describe('compaction through the admin API (kafkajs)', () => {
     await producer.disconnect();
     const log = broker.logManager?.getLog('table', 0);
     expect(log?.numberOfSegments).toBeGreaterThan(3);
-    // The background cleaner (10 ms backoff) runs on its own: wait for its pass by a count of turns, not a time.
-    for (let i = 0; i < 1000 && (broker.logManager?.cleaner.stateOf(log!).removedRecords ?? 0) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    // The background cleaner (10 ms backoff) runs on its own: wait (1000 x 10 ms, a hang guard) until its passes
+    // have cleaned every sealed segment written above. A pass that started while the producer was still
+    // sending (its compute worker starting meanwhile) covers only the segments sealed by then.
+    const cleanedAll = (): boolean => {
+      const s = broker!.logManager!.cleaner.stateOf(log!);
+      return s.removedRecords > 0 && s.dirtyBytes === 0;
+    };
+    for (let i = 0; i < 1000 && !cleanedAll(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(cleanedAll()).toBe(true);
     const state = broker.logManager?.cleaner.stateOf(log!);
     expect(state?.removedRecords).toBeGreaterThan(0);
     // Read back by the engine (every batch CRC-checked by its reader) and, where installed, by kcat: librdkafka
