@@ -74,7 +74,24 @@ export class BatchHeaderReader {
    */
   async read(position: number, limit: number): Promise<boolean> {
     if (limit - position < BATCH_HEADER_BYTES) return false;
-    const at = await this.ensure(position, limit);
+    this.parse(position, limit, await this.ensure(position, limit));
+    return true;
+  }
+
+  /**
+   * read() without waiting, for a walk over a window already in memory: true
+   * or false as read() answers, or null when the header is not in the
+   * window (call read()).
+   */
+  readInWindow(position: number, limit: number): boolean | null {
+    if (limit - position < BATCH_HEADER_BYTES) return false;
+    if (position < this.windowStart || position + BATCH_HEADER_BYTES > this.windowStart + this.windowLength) return null;
+    this.parse(position, limit, position - this.windowStart);
+    return true;
+  }
+
+  /** Checks and keeps the header of the batch at file `position`, at `at` in the window. */
+  private parse(position: number, limit: number, at: number): void {
     const w = this.window;
     const batchLength = w.readInt32BE(at + 8);
     const size = batchLength + 12;
@@ -91,7 +108,6 @@ export class BatchHeaderReader {
     this.maxTimestamp = readInt64BE(w, at + 35);
     this.partitionLeaderEpoch = w.readInt32BE(at + 12);
     this.attributes = w.readInt16BE(at + 21);
-    return true;
   }
 
   /** Position in the window of the 61 header bytes at `position`, reading a chunk when needed. */

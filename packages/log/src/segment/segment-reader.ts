@@ -287,7 +287,7 @@ export class SegmentReader {
     let nextOffset = startOffset;
     let stoppedAt = -1; // offset of the batch at `position` when the walk stopped on its header
     for (;;) {
-      if (!(await w.read(position, limit))) {
+      if (!(w.readInWindow(position, limit) ?? (await w.read(position, limit)))) { // no await per header inside `into`
         nextOffset = position === start ? startOffset : limitOffset;
         if (position === limit) stoppedAt = limitOffset;
         break;
