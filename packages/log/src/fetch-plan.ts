@@ -69,7 +69,16 @@ export class SegmentFileRef {
 
 export type FetchPart =
   | { readonly kind: 'inline'; readonly buffer: Buffer }
-  | { readonly kind: 'file'; readonly file: SegmentFileRef; readonly position: number; readonly length: number };
+  | {
+    readonly kind: 'file'; readonly file: SegmentFileRef; readonly position: number; readonly length: number;
+    /**
+     * The part's bytes as read when the plan was made, when the read was
+     * given a buffer (ReadOptions.into): a view of that buffer, valid while
+     * its owner does not reuse it. Like an inline part, they do not change
+     * if the file is truncated afterwards.
+     */
+    readonly bytes?: Buffer;
+  };
 
 export type IsolationLevel = 'read_uncommitted' | 'read_committed';
 
@@ -141,6 +150,11 @@ export class FetchPlan {
       if (part.kind === 'inline') {
         part.buffer.copy(out, at);
         at += part.buffer.length;
+        continue;
+      }
+      if (part.bytes !== undefined) { // read when the plan was made (ReadOptions.into)
+        part.bytes.copy(out, at);
+        at += part.bytes.length;
         continue;
       }
       const read = await part.file.file.pread(out.subarray(at, at + part.length), part.position, part.length);

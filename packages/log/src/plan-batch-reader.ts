@@ -6,6 +6,11 @@
 // - file parts are read with pread into two reused windows of `windowBytes`,
 //   double-buffered: the next window's read is in flight while the batches of
 //   the current one are handed out (sequential read-ahead, one read ahead);
+// - scan() lends the windows to the reads themselves (ReadOptions.into): the
+//   read that finds a range's end reads its bytes into one window once, and
+//   the plan carries them (a file part's `bytes`), so nothing is read twice;
+//   the next plan's read (into the other window) is in flight while the
+//   current plan's batches are handed out;
 // - a batch that straddles two parts or two windows is assembled in a reused
 //   carry buffer (grown to the largest batch met, so memory is bounded by
 //   2 × windowBytes + the largest batch).
@@ -31,7 +36,8 @@ const BATCH_LENGTH_OFFSET = 8;
 
 /** What scan() reads from: Log.read's signature. */
 export interface PlanSource {
-  read(offset: number, maxBytes: number): Promise<FetchPlan>;
+  /** `options.into`: see ReadOptions.into (a file part's `bytes` must be a view of it). */
+  read(offset: number, maxBytes: number, options?: { readonly into?: Buffer }): Promise<FetchPlan>;
 }
 
 export class PlanBatchReader {
@@ -64,16 +70,35 @@ export class PlanBatchReader {
    * number of batches. The plan stays the caller's (release it after).
    */
   async read(plan: FetchPlan, onBatch: (batch: RecordBatch) => void): Promise<number> {
-    assert(!plan.isReleased, 'PlanBatchReader.read: plan already released');
-    assert(!this.busy, 'PlanBatchReader.read: one read at a time');
+    assert(!this.busy, 'PlanBatchReader.read: one read or scan at a time');
     this.busy = true;
+    try {
+      return await this.readPlan(plan, onBatch, null);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /**
+   * read(); `lent` is the window scan() lent to the read that made `plan`:
+   * a file part's `bytes` must lie in it, and a file part without them is
+   * read through it alone (the other window is lent to the next read).
+   */
+  private async readPlan(plan: FetchPlan, onBatch: (batch: RecordBatch) => void, lent: Buffer | null): Promise<number> {
+    assert(!plan.isReleased, 'PlanBatchReader.read: plan already released');
+    assert(this.busy, 'PlanBatchReader.readPlan: inside read() or scan()');
     this.carryLength = 0;
     this.carryNeed = -1;
     let batches = 0;
     try {
       for (const part of plan.parts) {
         if (part.kind === 'inline') batches += this.push(part.buffer, 0, part.buffer.length, onBatch);
-        else batches += await this.readFilePart(part.file, part.position, part.length, onBatch);
+        else if (part.bytes !== undefined) {
+          assert(lent === null || part.bytes.buffer === lent.buffer, 'PlanBatchReader.scan: carried bytes outside the lent window');
+          assert(lent === null || plan.parts.length === 1, 'PlanBatchReader.scan: carried bytes in a plan of several parts');
+          batches += this.push(part.bytes, 0, part.bytes.length, onBatch);
+        } else if (lent === null) batches += await this.readFilePart(part.file, part.position, part.length, onBatch, this.windowA, this.windowB);
+        else batches += await this.readFilePart(part.file, part.position, part.length, onBatch, lent, null);
       }
       if (this.carryLength !== 0) {
         throw new SeglogError('SEGLOG_ERR_LOG_READ_SHORT', `the plan ends inside a batch (${this.carryLength} bytes of it)`, {
@@ -81,7 +106,6 @@ export class PlanBatchReader {
         });
       }
     } finally {
-      this.busy = false;
       this.carryLength = 0;
       this.carryNeed = -1;
     }
@@ -98,9 +122,25 @@ export class PlanBatchReader {
   async scan(source: PlanSource, range: { readonly fromOffset: number; readonly toOffset: number; readonly maxBytes: number },
     onBatch: (batch: RecordBatch) => void): Promise<number> {
     assert(Number.isSafeInteger(range.maxBytes) && range.maxBytes > 0, 'PlanBatchReader.scan: maxBytes must be a positive integer');
+    assert(!this.busy, 'PlanBatchReader.scan: one read or scan at a time');
+    if (range.fromOffset >= range.toOffset) return range.fromOffset;
+    this.busy = true; // until no read into a lent window is in flight
+    try {
+      return await this.scanPlans(source, range, onBatch);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async scanPlans(source: PlanSource, range: { readonly fromOffset: number; readonly toOffset: number; readonly maxBytes: number },
+    onBatch: (batch: RecordBatch) => void): Promise<number> {
     let offset = range.fromOffset;
-    if (offset >= range.toOffset) return offset;
-    let next: Promise<FetchPlan> | null = source.read(offset, range.maxBytes);
+    // Windows are lent to the reads when a whole range fits one; plan i's read gets window i mod 2, so the
+    // read in flight never writes the window whose bytes are being handed out. Larger ranges are read by read().
+    const lend = range.maxBytes <= this.windowBytes;
+    let lent = this.windowA;
+    let spare = this.windowB;
+    let next: Promise<FetchPlan> | null = lend ? source.read(offset, range.maxBytes, { into: lent }) : source.read(offset, range.maxBytes);
     while (next !== null) {
       const plan: FetchPlan = await next;
       next = null;
@@ -109,9 +149,12 @@ export class PlanBatchReader {
         break;
       }
       offset = plan.nextOffset;
-      if (offset < range.toOffset) next = source.read(offset, range.maxBytes);
+      if (offset < range.toOffset) next = lend ? source.read(offset, range.maxBytes, { into: spare }) : source.read(offset, range.maxBytes);
       try {
-        await this.read(plan, onBatch);
+        await this.readPlan(plan, onBatch, lend ? lent : null);
+        const used = lent;
+        lent = spare;
+        spare = used;
       } catch (error) {
         if (next !== null) await next.then((p) => p.release(), () => undefined);
         throw error;
@@ -122,13 +165,17 @@ export class PlanBatchReader {
     return offset;
   }
 
-  /** pread windows of one file part, the next one in flight while the current one is parsed. */
-  private async readFilePart(ref: SegmentFileRef, position: number, length: number, onBatch: (batch: RecordBatch) => void): Promise<number> {
+  /**
+   * pread windows of one file part, the next one in flight while the current
+   * one is parsed; with one window (`second` null), read and parse in turn.
+   */
+  private async readFilePart(ref: SegmentFileRef, position: number, length: number, onBatch: (batch: RecordBatch) => void,
+    first: Buffer, second: Buffer | null): Promise<number> {
     let batches = 0;
     let at = position;
     const end = position + length;
-    let current = this.windowA;
-    let spare = this.windowB;
+    let current = first;
+    let spare = second;
     let n = Math.min(this.windowBytes, end - at);
     let pending: Promise<number> | null = ref.file.pread(current.subarray(0, n), at, n);
     while (pending !== null) {
@@ -142,7 +189,7 @@ export class PlanBatchReader {
       const filledBytes = n;
       at += n;
       pending = null;
-      if (at < end) {
+      if (at < end && spare !== null) {
         n = Math.min(this.windowBytes, end - at);
         pending = ref.file.pread(spare.subarray(0, n), at, n);
       }
@@ -153,8 +200,15 @@ export class PlanBatchReader {
         if (pending !== null) await pending.catch(() => 0); // never leave a read into our window in flight
         throw error;
       }
-      current = spare;
-      spare = filled;
+      if (spare === null) {
+        if (at < end) {
+          n = Math.min(this.windowBytes, end - at);
+          pending = ref.file.pread(current.subarray(0, n), at, n);
+        }
+      } else {
+        current = spare;
+        spare = filled;
+      }
     }
     return batches;
   }

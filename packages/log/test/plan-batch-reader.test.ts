@@ -84,15 +84,16 @@ describe('PlanBatchReader', () => {
     await expect(new PlanBatchReader().read(plan, () => undefined)).rejects.toMatchObject({ code: 'SEGLOG_ERR_RECORDS_CORRUPT' });
   });
 
-  it('scan() that fails mid-way releases its plans and waits for its read ahead; the reader then scans again', async () => {
+  // windowBytes 700 < maxBytes: plans are pread into the reader's windows; 2000: the windows are lent to the reads.
+  it.each([700, 2000])('scan() that fails mid-way releases its plans and waits for its read ahead; the reader then scans again (windows of %d B)', async (windowBytes) => {
     const io = await newIo();
     const cfg = config({ segmentBytes: 2000 });
     let log = await openLog(io, cfg);
     for (let i = 0; i < 40; i++) await log.appendAsLeader(producerBatch(3, { valueBytes: 100, tag: i }));
     await log.flush();
     await log.close();
-    log = await openLog(io, cfg, { hadCleanShutdown: true }); // every plan is a file part, read by pread into the reader's windows
-    const reader = new PlanBatchReader({ windowBytes: 700 });
+    log = await openLog(io, cfg, { hadCleanShutdown: true }); // every plan is a file part
+    const reader = new PlanBatchReader({ windowBytes });
     for (const failAt of [1, 7, 20, 39]) {
       let seen = 0;
       await expect(reader.scan(log, { fromOffset: 0, toOffset: log.logEndOffset, maxBytes: 1500 }, () => {

@@ -11,7 +11,7 @@ export type { RecordsErrorCodeName } from './records-error.js';
 export { RecordBatch, incrementSequence } from './record-batch.js';
 export type { TimestampType } from './record-batch.js';
 export { RecordCursor, DEFAULT_MAX_DECOMPRESSED_BYTES } from './record-cursor.js';
-export type { LogRecord, RecordHeader, RecordReadOptions } from './record-cursor.js';
+export type { LogRecord, RecordCursorOptions, RecordHeader, RecordReadOptions } from './record-cursor.js';
 export { nextBatchSize } from './next-batch-size.js';
 export type { FrameMode, FrameOptions } from './next-batch-size.js';
 export { splitBatches } from './split-batches.js';

@@ -19,6 +19,13 @@
 // created only when asked for. Compressed batches are decompressed once per
 // open(), capped at maxDecompressedBytes (the codec enforces the cap before
 // allocating).
+//
+// Fast path: next() first decodes the record in local variables (varints of
+// at most 3 bytes, no headers) and commits the fields only when the record is
+// well formed by every rule above; anything else (a longer varint, headers, a
+// malformed record) leaves the cursor untouched and the strict field-by-field
+// readers decide, so the answers and the errors are the strict path's
+// (test/record-cursor-fast.test.ts holds the two to the same results).
 import { assert } from '@seglog/common';
 import { decompress, type CodecId } from './compression.js';
 import * as L from './internal/layout.js';
@@ -31,6 +38,11 @@ export interface RecordReadOptions {
 }
 
 export const DEFAULT_MAX_DECOMPRESSED_BYTES = 64 * 1024 * 1024;
+
+export interface RecordCursorOptions {
+  /** false: decode every record with the strict readers only (the fast path's reference in tests). Default true. */
+  readonly fastPath?: boolean;
+}
 
 export interface RecordHeader {
   readonly key: string;
@@ -50,8 +62,36 @@ export interface LogRecord {
 
 const EMPTY = Buffer.alloc(0);
 const TWO_POW_6 = 64;
+/** Largest base offset or timestamp for which base ± (a delta of a 3-byte varint, |delta| <= 2^20) is safe. */
+const FAST_BASE_MAX = Number.MAX_SAFE_INTEGER - 2 ** 20;
+
+/**
+ * The varint at buf[p] when it has at most 3 bytes, all before `limit`:
+ * (its unsigned, still zig-zag-encoded value << 2) | its byte count; else -1.
+ */
+function shortVarint(buf: Buffer, p: number, limit: number): number {
+  if (p >= limit) return -1;
+  const b0 = buf[p]!;
+  if (b0 < 0x80) return (b0 << 2) | 1;
+  if (p + 1 >= limit) return -1;
+  const b1 = buf[p + 1]!;
+  if (b1 < 0x80) return (((b1 << 7) | (b0 & 0x7f)) << 2) | 2;
+  if (p + 2 >= limit) return -1;
+  const b2 = buf[p + 2]!;
+  if (b2 < 0x80) return (((b2 << 14) | ((b1 & 0x7f) << 7) | (b0 & 0x7f)) << 2) | 3;
+  return -1;
+}
+
+/** The zig-zag-decoded value of a shortVarint() answer (>= 0). */
+function shortValue(r: number): number {
+  const u = r >>> 2;
+  return (u >>> 1) ^ -(u & 1);
+}
 
 export class RecordCursor {
+  private readonly fastPath: boolean;
+  /** The fast path may run for the open batch (see open()). */
+  private fast = false;
   // Payload being read and the read position.
   private buf: Buffer = EMPTY;
   private pos = 0;
@@ -70,18 +110,19 @@ export class RecordCursor {
   // Current record.
   private idx = -1;
   private recordStart = 0;
-  private recordSize = 0;
   private attrs = 0;
   private tsDelta = 0;
   private offDelta = 0;
-  private ts = 0;
-  private off = 0;
   private keyPos = 0;
   private keyLen = -1;
   private valuePos = 0;
   private valueLen = -1;
   private hdrPos = 0;
   private hdrCount = 0;
+
+  constructor(options: RecordCursorOptions = {}) {
+    this.fastPath = options.fastPath ?? true;
+  }
 
   /**
    * Positions the cursor before the first record of `batch`. Decompresses a
@@ -116,6 +157,8 @@ export class RecordCursor {
         { actual: count, payloadBytes: this.end - this.pos });
     }
     this.left = count;
+    // The fast path's deltas are below 2^20 in magnitude (3-byte varints): base ± delta stays a safe integer here.
+    this.fast = this.fastPath && Math.abs(this.baseOffset) <= FAST_BASE_MAX && (this.logAppendTime || Math.abs(this.baseTimestamp) <= FAST_BASE_MAX);
     return this;
   }
 
@@ -135,6 +178,7 @@ export class RecordCursor {
   close(): void {
     this.setPayload(EMPTY, 0, 0, false);
     this.left = 0;
+    this.fast = false;
   }
 
   /** Records not yet read. */
@@ -146,6 +190,12 @@ export class RecordCursor {
    * recordsCount records, or on any malformed record.
    */
   next(): boolean {
+    // Kept small so that it inlines into the caller's loop.
+    if (this.left !== 0 && this.fast && this.nextFast()) return true;
+    return this.nextSlow();
+  }
+
+  private nextSlow(): boolean {
     if (this.left === 0) {
       if (this.pos !== this.end) {
         throw this.invalid('records-remaining', `${this.end - this.pos} bytes remain after the last record`,
@@ -153,6 +203,72 @@ export class RecordCursor {
       }
       return false;
     }
+    return this.nextStrict();
+  }
+
+  /**
+   * The common record (varints of at most 3 bytes, no headers) decoded in
+   * locals: true with every field set as nextStrict() sets it; false, with
+   * nothing changed, for anything else (nextStrict() then decides).
+   * Measured (1 M records of 100 B in batches of 100, from memory, min of 15
+   * passes, shared 2-vCPU VM): 37-40 ms with the strict readers alone, 27-28
+   * ms with this path; in bench hotpath's warm read, readBody + readVarint +
+   * readVarlong were ~25 % of the event loop's samples.
+   */
+  private nextFast(): boolean {
+    const buf = this.buf;
+    const end = this.end;
+    const start = this.pos;
+    const r0 = shortVarint(buf, start, end);
+    if (r0 < 0) return false;
+    let p = start + (r0 & 3);
+    const length = shortValue(r0);
+    if (length < 0 || length > end - p) return false;
+    const limit = p + length;
+    if (p >= limit) return false;
+    const attrs = buf[p++]!;
+    // The checks of the fields below are made once, at the end (measured: ~15 % less time per record than a
+    // check after each field): a failed shortVarint (-1) moves p by 3 and every later read stays bounded by
+    // `limit` (shortVarint checks); a key or value length past `limit` leaves p past it, so the next
+    // shortVarint fails or p + 1 !== limit.
+    const r1 = shortVarint(buf, p, limit);
+    p += r1 & 3;
+    const r2 = shortVarint(buf, p, limit);
+    p += r2 & 3;
+    const r3 = shortVarint(buf, p, limit);
+    p += r3 & 3;
+    const keyLen = shortValue(r3);
+    const keyPos = p;
+    if (keyLen > 0) p += keyLen;
+    const r4 = shortVarint(buf, p, limit);
+    p += r4 & 3;
+    const valueLen = shortValue(r4);
+    const valuePos = p;
+    if (valueLen > 0) p += valueLen;
+    // headersCount: 0 in its one-byte form, the record's last byte.
+    if ((r1 | r2 | r3 | r4) < 0 || keyLen < -1 || valueLen < -1 || p + 1 !== limit || buf[p] !== 0) return false;
+    p++;
+    const tsDelta = shortValue(r1);
+    const offDelta = shortValue(r2);
+    // open() allowed the fast path only where base + any 3-byte delta stays a safe integer.
+    this.idx++;
+    this.recordStart = start;
+    this.pos = p;
+    this.attrs = attrs;
+    this.tsDelta = tsDelta;
+    this.offDelta = offDelta;
+    this.keyLen = keyLen;
+    this.keyPos = keyPos;
+    this.valueLen = valueLen;
+    this.valuePos = valuePos;
+    this.hdrCount = 0;
+    this.hdrPos = p;
+    this.left--;
+    return true;
+  }
+
+  /** next() for any record, field by field (after the checks of next()). */
+  private nextStrict(): boolean {
     this.idx++;
     this.limit = this.end;
     if (this.pos >= this.end) throw this.invalid('premature-eof', 'payload ended before recordsCount records were read', {});
@@ -167,7 +283,6 @@ export class RecordCursor {
       throw this.invalid('record-length', `record declares ${length} bytes but its fields use ${this.pos - this.recordStart}`,
         { expected: this.limit, actual: this.pos });
     }
-    this.recordSize = this.pos - this.recordStart;
     this.left--;
     return true;
   }
@@ -199,15 +314,13 @@ export class RecordCursor {
     if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(timestamp)) {
       throw this.invalid('unsafe-integer', 'record offset or timestamp is outside the safe integer range', {});
     }
-    this.off = offset;
-    this.ts = timestamp;
   }
 
   /** 0-based index of the current record in its batch. */
   get index(): number { return this.idx; }
-  get offset(): number { return this.off; }
+  get offset(): number { return this.baseOffset + this.offDelta; }
   /** baseTimestamp + timestampDelta, or the batch maxTimestamp in a LogAppendTime batch. */
-  get timestamp(): number { return this.ts; }
+  get timestamp(): number { return this.logAppendTime ? this.batchMaxTimestamp : this.baseTimestamp + this.tsDelta; }
   get offsetDelta(): number { return this.offDelta; }
   get timestampDelta(): number { return this.tsDelta; }
   get attributes(): number { return this.attrs; }
@@ -217,7 +330,7 @@ export class RecordCursor {
     return next > L.INT32_MAX ? next - L.INT32_MAX - 1 : next;
   }
   /** Encoded size of the current record, including its length varint. */
-  get sizeInBytes(): number { return this.recordSize; }
+  get sizeInBytes(): number { return this.pos - this.recordStart; }
   /** Where the current record (its length varint first) starts in `buffer`: with sizeInBytes, its raw bytes. */
   get recordPosition(): number { return this.recordStart; }
   /** The buffer the positions below refer to (the batch's, or the decompressed payload). */
@@ -239,7 +352,7 @@ export class RecordCursor {
     const savedPos = this.pos;
     const savedLimit = this.limit;
     this.pos = this.hdrPos;
-    this.limit = this.recordStart + this.recordSize;
+    this.limit = savedPos;
     for (let i = 0; i < this.hdrCount; i++) {
       const keyLength = this.readLength('header-key-length', 0);
       const key = this.buf.toString('utf8', this.pos, this.pos + keyLength);
@@ -256,7 +369,7 @@ export class RecordCursor {
 
   /** The current record, materialised. */
   toRecord(): LogRecord {
-    return { offset: this.off, timestamp: this.ts, sequence: this.sequence, key: this.key, value: this.value, headers: this.headers() };
+    return { offset: this.offset, timestamp: this.timestamp, sequence: this.sequence, key: this.key, value: this.value, headers: this.headers() };
   }
 
   /** Reads every remaining record into an array (tests, tools). */

@@ -275,13 +275,13 @@ export class LocalLog {
    * same way). A client that learns its next offset only from records
    * (kafkajs 2.2.4) otherwise fetches such a segment's offset forever.
    */
-  async readFileRange(offset: number, maxBytes: number, boundOffset: number, minOneMessage: boolean, skipRecordless = false): Promise<FileRange | null> {
+  async readFileRange(offset: number, maxBytes: number, boundOffset: number, minOneMessage: boolean, skipRecordless = false, into: Buffer | null = null): Promise<FileRange | null> {
     let segment: Segment | undefined = this.segments.at(this.segments.floorIndex(offset));
     while (segment !== undefined) {
       const file = segment.logFile.retain();
       let kept = false;
       try {
-        const range = await segment.readRange(offset, maxBytes, boundOffset, minOneMessage);
+        const range = await segment.readRange(offset, maxBytes, boundOffset, minOneMessage, into);
         const next: Segment | undefined = this.segments.higher(segment.baseOffset);
         if (range !== null) {
           if (range.length === 0) return null;

@@ -189,10 +189,13 @@ export class LogReader {
     if (this.positions.state === 'closed') throw logClosed(this.dir);
     const minOne = options.minOneMessage ?? true;
     const committed = options.isolation === 'read_committed';
-    const found = await this.local.readFileRange(offset, maxBytes, bound, minOne, options.skipRecordless ?? false);
+    const found = await this.local.readFileRange(offset, maxBytes, bound, minOne, options.skipRecordless ?? false, options.into ?? null);
     if (found === null) return this.emptyPlan(offset);
     const range = found.range;
-    return this.planOf([{ kind: 'file', file: found.file, position: range.position, length: range.length }], range, offset, committed);
+    const part: FetchPart = range.bytes === undefined
+      ? { kind: 'file', file: found.file, position: range.position, length: range.length }
+      : { kind: 'file', file: found.file, position: range.position, length: range.length, bytes: range.bytes };
+    return this.planOf([part], range, offset, committed);
   }
 
   private emptyPlan(offset: number): FetchPlan {

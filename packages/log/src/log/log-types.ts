@@ -114,6 +114,15 @@ export interface ReadOptions {
    * replica needs them.
    */
   readonly skipRecordless?: boolean;
+  /**
+   * A buffer a file read may read the range into (one pread that also
+   * checks the framing): when the whole range fits, the plan's file part
+   * carries those bytes (`bytes`, a view of `into`), so a reader such as
+   * PlanBatchReader does not read them again. Give at least maxBytes + 61
+   * bytes. The caller must not reuse `into` while it uses the plan's bytes;
+   * a read served from the tail cache ignores it.
+   */
+  readonly into?: Buffer;
 }
 
 export type LogState = 'open' | 'offline' | 'closed';

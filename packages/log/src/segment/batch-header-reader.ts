@@ -12,8 +12,13 @@
 // lies inside [position, limit) and its offsets are safe integers; anything
 // else is SEGLOG_ERR_LOG_CORRUPTION (these bytes were written by us and are
 // below the written position, so damage here is not a torn tail). One reader
-// serves one operation; its window buffer is reused across headers.
+// serves one operation; its window buffer is reused across headers. A reader
+// may start on a borrowed window (bytes the caller already read, e.g. a
+// range read into a PlanBatchReader's buffer): headers inside it cost no
+// pread, and a header outside it is read into a window of the reader's own
+// (allocated then), never into the borrowed buffer.
 
+import { assert } from '@seglog/common';
 import type { IoFile } from '@seglog/io';
 import { readInt64BE } from '../internal/int64.js';
 import { logCorruption } from '../internal/log-errors.js';
@@ -21,9 +26,19 @@ import { logCorruption } from '../internal/log-errors.js';
 export const BATCH_HEADER_BYTES = 61;
 const DEFAULT_CHUNK_BYTES = 16 * 1024;
 
+/** Bytes of the file already in memory: buffer[0, length) holds the file's [position, position + length). */
+export interface BorrowedWindow {
+  readonly buffer: Buffer;
+  readonly position: number;
+  readonly length: number;
+}
+
 export class BatchHeaderReader {
   private readonly file: IoFile;
-  private readonly window: Buffer;
+  private readonly chunkBytes: number;
+  private window: Buffer;
+  /** The window is the caller's: never read into it. */
+  private borrowed: boolean;
   private windowStart: number;
   private windowLength: number;
   /** Fields of the header read last. */
@@ -35,11 +50,14 @@ export class BatchHeaderReader {
   partitionLeaderEpoch: number;
   attributes: number;
 
-  constructor(file: IoFile, chunkBytes = DEFAULT_CHUNK_BYTES) {
+  constructor(file: IoFile, chunkBytes = DEFAULT_CHUNK_BYTES, borrow: BorrowedWindow | null = null) {
+    assert(borrow === null || (borrow.length >= 0 && borrow.length <= borrow.buffer.length), 'BatchHeaderReader: borrowed length must fit its buffer');
     this.file = file;
-    this.window = Buffer.allocUnsafe(Math.max(chunkBytes, BATCH_HEADER_BYTES));
-    this.windowStart = 0;
-    this.windowLength = 0;
+    this.chunkBytes = Math.max(chunkBytes, BATCH_HEADER_BYTES);
+    this.window = borrow === null ? Buffer.allocUnsafe(this.chunkBytes) : borrow.buffer;
+    this.borrowed = borrow !== null;
+    this.windowStart = borrow === null ? 0 : borrow.position;
+    this.windowLength = borrow === null ? 0 : borrow.length;
     this.position = -1;
     this.size = 0;
     this.baseOffset = -1;
@@ -56,7 +74,24 @@ export class BatchHeaderReader {
    */
   async read(position: number, limit: number): Promise<boolean> {
     if (limit - position < BATCH_HEADER_BYTES) return false;
-    const at = await this.ensure(position, limit);
+    this.parse(position, limit, await this.ensure(position, limit));
+    return true;
+  }
+
+  /**
+   * read() without waiting, for a walk over a window already in memory: true
+   * or false as read() answers, or null when the header is not in the
+   * window (call read()).
+   */
+  readInWindow(position: number, limit: number): boolean | null {
+    if (limit - position < BATCH_HEADER_BYTES) return false;
+    if (position < this.windowStart || position + BATCH_HEADER_BYTES > this.windowStart + this.windowLength) return null;
+    this.parse(position, limit, position - this.windowStart);
+    return true;
+  }
+
+  /** Checks and keeps the header of the batch at file `position`, at `at` in the window. */
+  private parse(position: number, limit: number, at: number): void {
     const w = this.window;
     const batchLength = w.readInt32BE(at + 8);
     const size = batchLength + 12;
@@ -73,13 +108,16 @@ export class BatchHeaderReader {
     this.maxTimestamp = readInt64BE(w, at + 35);
     this.partitionLeaderEpoch = w.readInt32BE(at + 12);
     this.attributes = w.readInt16BE(at + 21);
-    return true;
   }
 
   /** Position in the window of the 61 header bytes at `position`, reading a chunk when needed. */
   private async ensure(position: number, limit: number): Promise<number> {
     const inWindow = position >= this.windowStart && position + BATCH_HEADER_BYTES <= this.windowStart + this.windowLength;
     if (inWindow) return position - this.windowStart;
+    if (this.borrowed) {
+      this.window = Buffer.allocUnsafe(this.chunkBytes);
+      this.borrowed = false;
+    }
     const length = Math.min(this.window.length, limit - position);
     const read = await this.file.pread(this.window, position, length);
     this.windowStart = position;

@@ -15,6 +15,15 @@
 //   over known damage. A truncation or recovery resets it to 0.
 // - Damage is surveyed once and kept: a sealed segment's bytes do not change,
 //   and an active one's damage below the written position stays where it is.
+// - The continuation (offset, position) is where the last range read stopped:
+//   the batch at `position` was read and had base offset `offset` (or
+//   `position` was the readable end and `offset` the readable next offset),
+//   so every batch before it has a last offset below `offset`. A read at
+//   exactly that offset (the next read of a sequential reader) starts there
+//   without an index lookup, after checking the header it finds. A
+//   truncation or recovery forgets it; a read that raced one does not set it
+//   (the generation changed).
+import { assert } from '@seglog/common';
 import { RecordBatch } from '@seglog/records';
 import type { SegmentFileRef } from '../fetch-plan.js';
 import { corruptBatch, logCorruption } from '../internal/log-errors.js';
@@ -30,6 +39,8 @@ const REPLAY_CHUNK_BYTES = 1024 * 1024;
 const BATCH_LENGTH_END = 12;
 /** Largest window of readRange's header walk (one pread covers the headers of a whole range up to this). */
 const WALK_CHUNK_BYTES = 1024 * 1024;
+/** Window of a header read outside a readRange `into` buffer (the rare header that crosses its end). */
+const INTO_MISS_CHUNK_BYTES = 16 * 1024;
 
 /** A byte range of whole batches found by readRange. */
 export interface SegmentRange {
@@ -37,6 +48,11 @@ export interface SegmentRange {
   readonly length: number;
   readonly firstOffset: number;
   readonly nextOffset: number;
+  /**
+   * The range's bytes, when readRange was given an `into` buffer and the
+   * whole range fit in it: into[0, length), read once, already walked.
+   */
+  readonly bytes?: Buffer;
 }
 
 /** Offset-to-timestamp answer (ListOffsets). */
@@ -65,17 +81,28 @@ export class SegmentReader {
   private damageSurvey: Promise<readonly DamagedRange[]> | null;
   /** [0, framingCheckedTo) of the .log was walked header by header by reads and chains into whole batches. */
   private framingCheckedTo: number;
+  /** Where the last range read stopped (see the file comment); -1 when unknown. */
+  private continueOffset: number;
+  private continuePosition: number;
+  /** Counts forgetCheckedFraming() calls: a read that spans one learns nothing. */
+  private generation: number;
 
   constructor(segment: ReadableSegment) {
     this.segment = segment;
     this.damage = null;
     this.damageSurvey = null;
     this.framingCheckedTo = 0;
+    this.continueOffset = -1;
+    this.continuePosition = -1;
+    this.generation = 0;
   }
 
-  /** The bytes were cut or rewritten (truncation, recovery): no prefix is known to be walked. */
+  /** The bytes were cut or rewritten (truncation, recovery): no prefix is known to be walked, no continuation holds. */
   forgetCheckedFraming(): void {
     this.framingCheckedTo = 0;
+    this.continueOffset = -1;
+    this.continuePosition = -1;
+    this.generation++;
   }
 
   /**
@@ -204,9 +231,88 @@ export class SegmentReader {
    * with lastOffset < boundOffset, only written bytes. null when no batch
    * below the written position holds startOffset or later; length 0 when the
    * first batch does not fit.
+   *
+   * With `into` (and no known damage), the range's bytes are read into it
+   * with one pread and walked there: when the whole range fits, it comes
+   * back as `bytes` (into[0, length)), so the caller need not read it again.
+   * `into` must not be touched by anyone else until the caller is done with
+   * the bytes.
    */
-  readRange(startOffset: number, maxBytes: number, boundOffset: number, minOneMessage: boolean): Promise<SegmentRange | null> {
-    return this.withIndexRebuild(() => this.readRangeOnce(startOffset, maxBytes, boundOffset, minOneMessage));
+  readRange(startOffset: number, maxBytes: number, boundOffset: number, minOneMessage: boolean, into: Buffer | null = null): Promise<SegmentRange | null> {
+    return this.withIndexRebuild(() => {
+      const damage = this.damage;
+      if (into !== null && into.length >= BATCH_HEADER_BYTES && (damage === null || damage.length === 0)) {
+        return this.readRangeInto(startOffset, maxBytes, boundOffset, minOneMessage, into);
+      }
+      return this.readRangeOnce(startOffset, maxBytes, boundOffset, minOneMessage);
+    });
+  }
+
+  /**
+   * readRange with a buffer: the first batch is found from the continuation
+   * (a sequential reader's next read) or the index, then one pread of
+   * min(into.length, limit - start) bytes into `into`, and every header of
+   * the range is walked in memory (checked as BatchHeaderReader checks it).
+   * Headers beyond `into` (a range larger than it) are read as usual; the
+   * range then comes back without `bytes`.
+   */
+  private async readRangeInto(startOffset: number, maxBytes: number, boundOffset: number, minOneMessage: boolean, into: Buffer): Promise<SegmentRange | null> {
+    const generation = this.generation;
+    const limit = this.segment.readablePosition;
+    const limitOffset = this.segment.readableNextOffset; // read with `limit`: the offset after the batches below it
+    const file = this.segment.logFile.file;
+    let start = -1;
+    let got = 0;
+    let w: BatchHeaderReader | null = null;
+    if (this.continueOffset === startOffset && this.continuePosition <= limit) {
+      start = this.continuePosition;
+      got = await file.pread(into, start, Math.min(into.length, limit - start));
+      w = new BatchHeaderReader(file, INTO_MISS_CHUNK_BYTES, { buffer: into, position: start, length: got });
+      if (!(await w.read(start, limit))) return null; // nothing written past where the last read stopped
+      if (w.baseOffset !== startOffset) start = -1; // not the batch the continuation named: use the index
+    }
+    if (start < 0) {
+      const reader = new BatchHeaderReader(file);
+      if (!(await this.translateOffset(startOffset, reader, limit))) return null;
+      start = reader.position;
+      got = await file.pread(into, start, Math.min(into.length, limit - start));
+      w = new BatchHeaderReader(file, INTO_MISS_CHUNK_BYTES, { buffer: into, position: start, length: got });
+      // The header translateOffset read is there: read again from `into`, it is the range's first.
+      if (!(await w.read(start, limit))) return null;
+    }
+    assert(w !== null, 'readRangeInto: a header reader exists once start is known');
+    const firstOffset = w.baseOffset;
+    const end = Math.min(limit, start + (minOneMessage ? Math.max(maxBytes, w.size) : maxBytes));
+    let position = start;
+    let nextOffset = startOffset;
+    let stoppedAt = -1; // offset of the batch at `position` when the walk stopped on its header
+    for (;;) {
+      if (!(w.readInWindow(position, limit) ?? (await w.read(position, limit)))) { // no await per header inside `into`
+        nextOffset = position === start ? startOffset : limitOffset;
+        if (position === limit) stoppedAt = limitOffset;
+        break;
+      }
+      if (position > start && w.baseOffset < nextOffset) {
+        throw logCorruption(file.path, 'batch offsets go back below the written position', { baseOffset: this.segment.baseOffset, position, offset: w.baseOffset, expected: nextOffset });
+      }
+      if (w.lastOffset >= boundOffset || position + w.size > end) {
+        nextOffset = position === start ? startOffset : w.baseOffset;
+        stoppedAt = w.baseOffset;
+        break;
+      }
+      position += w.size;
+      nextOffset = w.lastOffset + 1;
+    }
+    if (generation === this.generation) {
+      if (start <= this.framingCheckedTo && position > this.framingCheckedTo) this.framingCheckedTo = position;
+      if (stoppedAt >= 0 && position > start) {
+        this.continueOffset = stoppedAt;
+        this.continuePosition = position;
+      }
+    }
+    const length = position - start;
+    if (length === 0 || length > got) return { position: start, length, firstOffset, nextOffset };
+    return { position: start, length, firstOffset, nextOffset, bytes: into.subarray(0, length) };
   }
 
   private async readRangeOnce(startOffset: number, maxBytes: number, boundOffset: number, minOneMessage: boolean): Promise<SegmentRange | null> {

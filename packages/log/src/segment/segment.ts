@@ -381,10 +381,11 @@ export class Segment {
    * (unless minOneMessage and the first batch alone is larger), only batches
    * with lastOffset < boundOffset, only written bytes. null when no batch
    * below the written position holds startOffset or later; length 0 when the
-   * first batch does not fit.
+   * first batch does not fit. With `into`, the range's bytes may come back
+   * in it (SegmentReader.readRange).
    */
-  readRange(startOffset: number, maxBytes: number, boundOffset: number, minOneMessage: boolean): Promise<SegmentRange | null> {
-    return withIndexes(this, () => this.reader.readRange(startOffset, maxBytes, boundOffset, minOneMessage));
+  readRange(startOffset: number, maxBytes: number, boundOffset: number, minOneMessage: boolean, into: Buffer | null = null): Promise<SegmentRange | null> {
+    return withIndexes(this, () => this.reader.readRange(startOffset, maxBytes, boundOffset, minOneMessage, into));
   }
 
   /**
