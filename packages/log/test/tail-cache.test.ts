@@ -43,14 +43,19 @@ describe('TailCache', () => {
       let written = 0;
       let seed = 1;
       const held: Array<{ slices: Buffer[]; copy: Buffer }> = [];
+      // Appended buffers the owner may reuse once they are written: scribbled over then.
+      let appended: Array<{ buffer: Buffer; end: number }> = [];
       for (const o of ops) {
         if (o.kind === 'append') {
           const b = bytes(seed++, o.length);
           cache.append(model.length, b);
           model = model.concat([...b]);
+          appended.push({ buffer: b, end: model.length });
         } else if (o.kind === 'written') {
           written = Math.max(written, Math.max(0, model.length - o.back));
           cache.markWritten(written);
+          for (const a of appended) if (a.end <= written) a.buffer.fill(0xee);
+          appended = appended.filter((a) => a.end > written);
         } else if (o.kind === 'read') {
           const out: Buffer[] = [];
           const hit = cache.read(o.from, o.length, out);
@@ -67,11 +72,13 @@ describe('TailCache', () => {
           const to = Math.max(0, model.length - o.back);
           cache.truncate(to);
           model = model.slice(0, to);
+          appended = appended.filter((a) => a.end <= to);
           written = Math.min(written, to);
         } else {
           cache.roll(0);
           model = [];
           written = 0;
+          appended = [];
         }
         // Window invariants: contiguous, ends at the model's end, unwritten bytes all cached.
         if (cache.bytes > 0) expect(cache.end).toBe(model.length);
@@ -101,8 +108,9 @@ describe('TailCache', () => {
     expect(cache.hits).toBe(1);
     expect(cache.misses).toBe(1);
     cache.markWritten(4 * CHUNK);
-    cache.append(4 * CHUNK, bytes(2, 1)); // per-log limit enforced on append: down to 2 chunks
-    expect(cache.memoryBytes).toBe(2 * CHUNK);
+    cache.append(4 * CHUNK, bytes(2, 1)); // per-log limit enforced on append: one chunk and the pending byte
+    expect(cache.memoryBytes).toBe(CHUNK + 1);
+    expect(cache.pendingBytes).toBe(1);
     expect(cache.start).toBe(3 * CHUNK);
     expect(cache.covers(3 * CHUNK)).toBe(true);
     expect(cache.covers(3 * CHUNK - 1)).toBe(false);
@@ -171,6 +179,75 @@ describe('TailCache', () => {
     cache.append(0, bytes(10, 5));
     expect(readAll(cache, 0, 5)?.equals(bytes(10, 5))).toBe(true);
     expect(cache.writtenPosition).toBe(0);
+  });
+});
+
+describe('TailCache pending pieces (appended bytes held by reference until written)', () => {
+  it('gives up the reference when the bytes are written: the owner may reuse its buffer then', () => {
+    const cache = new TailCache({ chunkBytes: CHUNK, maxBytes: 8 * CHUNK });
+    const batch = bytes(11, 100);
+    const original = Buffer.from(batch);
+    cache.append(0, batch);
+    expect(cache.pendingBytes).toBe(100);
+    cache.markWritten(100);
+    expect(cache.pendingBytes).toBe(0);
+    batch.fill(0xee); // the log's ownership ended with the write (SegmentWriter contract)
+    expect(readAll(cache, 0, 100)?.equals(original)).toBe(true);
+  });
+
+  it('never lends a view of a pending piece; peek reads through pieces and chunks alike', () => {
+    const cache = new TailCache({ chunkBytes: CHUNK, maxBytes: 8 * CHUNK });
+    const first = bytes(12, 40);
+    const second = bytes(13, 50);
+    cache.append(0, first);
+    cache.markWritten(40); // first: copied into a chunk
+    cache.append(40, second); // second: pending
+    const target = Buffer.alloc(60);
+    expect(cache.peek(20, 60, target)).toBe(true);
+    expect(target.equals(Buffer.concat([first.subarray(20), second.subarray(0, 40)]))).toBe(true);
+    expect(cache.pendingBytes).toBe(50); // peek copies out, nothing is moved
+    const out: Buffer[] = [];
+    expect(cache.read(30, 60, out)).toBe(true);
+    for (const view of out) expect(view.buffer).not.toBe(second.buffer);
+    expect(cache.pendingBytes).toBe(0);
+    const before = Buffer.concat(out);
+    cache.markWritten(90);
+    second.fill(0xee);
+    expect(Buffer.concat(out).equals(before)).toBe(true);
+  });
+
+  it('drops written pieces without copying them when the window must shrink anyway (a writer behind)', () => {
+    const cache = new TailCache({ chunkBytes: CHUNK, maxBytes: 2 * CHUNK });
+    const pieces = Array.from({ length: 10 }, (_, i) => bytes(20 + i, CHUNK));
+    for (const [i, piece] of pieces.entries()) cache.append(i * CHUNK, piece);
+    expect(cache.memoryBytes).toBe(10 * CHUNK); // all pinned: over the limit
+    cache.markWritten(10 * CHUNK);
+    expect(cache.evictedBytes).toBe(8 * CHUNK); // eight pieces dropped as references
+    expect(cache.start).toBe(8 * CHUNK);
+    expect(cache.memoryBytes).toBe(2 * CHUNK); // the last two copied into chunks
+    expect(readAll(cache, 8 * CHUNK, 2 * CHUNK)?.equals(Buffer.concat(pieces.slice(8)))).toBe(true);
+    expect(readAll(cache, 7 * CHUNK, 1)).toBeNull();
+  });
+
+  it('truncates inside the pending pieces exactly', () => {
+    const cache = new TailCache({ chunkBytes: CHUNK, maxBytes: 8 * CHUNK });
+    const a = bytes(30, 30);
+    const b = bytes(31, 30);
+    cache.append(0, a);
+    cache.append(30, b);
+    cache.truncate(45); // cuts b
+    expect(cache.end).toBe(45);
+    expect(cache.pendingBytes).toBe(45);
+    cache.append(45, bytes(32, 5));
+    expect(readAll(cache, 0, 50)?.equals(Buffer.concat([a, b.subarray(0, 15), bytes(32, 5)]))).toBe(true);
+    cache.markWritten(50);
+    cache.truncate(10); // below the pieces, now chunk memory
+    expect(readAll(cache, 0, 10)?.equals(a.subarray(0, 10))).toBe(true);
+    expect(cache.end).toBe(10);
+    cache.append(10, bytes(33, 3));
+    cache.truncate(10); // exactly at the pending start
+    expect(cache.end).toBe(10);
+    expect(cache.pendingBytes).toBe(0);
   });
 });
 

@@ -2,16 +2,32 @@
 // followers and tailing consumers read them without touching the file
 // (ARCHITECTURE.md "Tail cache"; Redpanda's batch cache, reference §1.5).
 //
-// Layout: a contiguous window [start, end) of segment positions held in
-// chunks of `chunkBytes`, oldest first; chunk i+1 starts where chunk i's
-// valid bytes end. Appends copy into the newest chunk (one copy per appended
-// byte, bounded memory, no reference to the producer's request buffer).
+// Layout: a contiguous window [start, end) of segment positions: first
+// chunks of `chunkBytes` (copies), oldest first, chunk i+1 starting where
+// chunk i's valid bytes end; then the pending pieces [pendingStart, end):
+// the appended buffers themselves, by reference, all unwritten. An append
+// only records its buffer (the log owns it until it is written: the writer
+// holds the same reference, so this costs no memory). When markWritten
+// passes a piece, the reference is given up: the piece is dropped if the
+// window must shrink anyway (a writer behind by more than maxBytes), else
+// copied into the newest chunk. A read or truncation that needs pending
+// bytes as chunk memory copies them first. So a byte is copied at most once,
+// only if it stays cached after it is written or a reader asks for it, and
+// no reference to a caller's buffer outlives its write.
+//
+// Measured (bench/hotpath-append.ts, issue 18): copying every appended byte
+// at once was 9.7% of the append loop's busy samples; with a writer queue
+// behind by more than maxBytes, nothing of it is copied now.
 //
 // Invariants:
 // - Bytes at or after `writtenPosition` (not yet in the file) are pinned:
-//   eviction never drops a chunk holding one, so a reader of unwritten bytes
-//   always hits.
-// - A hit returns Buffer views of chunk memory, never a copy.
+//   eviction never drops a chunk or piece holding one, so a reader of
+//   unwritten bytes always hits.
+// - Every pending piece starts at or after `writtenPosition` (a piece the
+//   written position reaches is dropped or copied in that markWritten).
+//   Pending bytes count in memoryBytes and in the budget, byte for byte.
+// - A hit returns Buffer views of chunk memory, never a copy, and never a
+//   view of a pending piece (the caller's buffer).
 // - Memory handed to a reader is never written again: eviction and roll drop
 //   chunks (a dropped chunk is recycled only if no reader ever got a view of
 //   it, otherwise it is left to the GC), and a truncation that cuts below
@@ -69,6 +85,11 @@ export class TailCache {
   private readonly budget: TailCacheBudget | null;
   private readonly chunks: CacheChunk[];
   private readonly spares: Buffer[];
+  /** Appended buffers not copied yet, oldest first, from pendingHead on; all unwritten. */
+  private readonly pending: (Uint8Array | undefined)[];
+  private pendingHead: number;
+  /** Segment position of pending[pendingHead] (= end when nothing is pending). */
+  private pendingStart: number;
   private startValue: number;
   private endValue: number;
   private writtenValue: number;
@@ -89,6 +110,9 @@ export class TailCache {
     this.budget = options.budget ?? null;
     this.chunks = [];
     this.spares = [];
+    this.pending = [];
+    this.pendingHead = 0;
+    this.pendingStart = 0;
     this.startValue = 0;
     this.endValue = 0;
     this.writtenValue = 0;
@@ -120,9 +144,14 @@ export class TailCache {
     return this.endValue - this.startValue;
   }
 
-  /** Chunk memory held (what the limits count). */
+  /** Chunk memory held plus pending bytes (what the limits count). */
   get memoryBytes(): number {
-    return this.chunks.length * this.chunkBytes;
+    return this.chunks.length * this.chunkBytes + this.endValue - this.pendingStart;
+  }
+
+  /** Appended bytes held by reference, not copied (all unwritten). */
+  get pendingBytes(): number {
+    return this.endValue - this.pendingStart;
   }
 
   /** Whether every byte from `position` to the end is cached (a read there needs no file). */
@@ -132,33 +161,25 @@ export class TailCache {
 
   /**
    * Caches bytes appended at `position` (the cache's end; any position when
-   * the cache is empty). They stay pinned until markWritten passes them.
+   * the cache is empty) by reference: the caller (the log) must not change
+   * them until markWritten passes them. They stay pinned until then.
    */
   append(position: number, bytes: Uint8Array): void {
     assert(!this.closed, 'TailCache.append: closed');
-    if (this.chunks.length === 0) {
+    assert(bytes.length > 0, 'TailCache.append: empty bytes');
+    if (this.chunks.length === 0 && this.pendingStart === this.endValue) {
       this.startValue = position;
       this.endValue = position;
+      this.pendingStart = position;
     }
     assert(position === this.endValue, 'TailCache.append: position must be the cache end');
-    let from = 0;
-    let added = 0;
-    while (from < bytes.length) {
-      let last = this.chunks[this.chunks.length - 1];
-      if (last === undefined || last.sealed || last.used === this.chunkBytes) {
-        last = this.addChunk(this.endValue);
-        added++;
-      }
-      const n = Math.min(this.chunkBytes - last.used, bytes.length - from);
-      last.buffer.set(bytes.subarray(from, from + n), last.used);
-      last.used += n;
-      this.endValue += n;
-      from += n;
-    }
+    assert(position >= this.writtenValue, 'TailCache.append: position below the written position');
+    this.pending.push(bytes);
+    this.endValue += bytes.length;
     // Charged once the bytes are in place (and pinned), so an inline reclaim cannot drop them.
     if (this.budget !== null) {
       this.budget.touch(this);
-      if (added > 0) this.budget.charge(added * this.chunkBytes);
+      this.budget.charge(bytes.length);
     }
     if (this.memoryBytes > this.maxBytes) this.evict(this.memoryBytes - this.maxBytes);
   }
@@ -169,6 +190,9 @@ export class TailCache {
     this.writtenValue = position;
     // Bytes just unpinned may be over the per-log limit (append could not drop them).
     if (this.memoryBytes > this.maxBytes) this.evict(this.memoryBytes - this.maxBytes);
+    // Pieces the written position reached and eviction left: copied, so no reference outlives the write.
+    if (this.pendingStart < position) this.copyPending(position);
+    if (this.memoryBytes > this.maxBytes) this.evict(this.memoryBytes - this.maxBytes);
   }
 
   /**
@@ -178,10 +202,12 @@ export class TailCache {
    */
   read(position: number, length: number, out: Buffer[]): boolean {
     assert(Number.isSafeInteger(length) && length >= 0, 'TailCache.read: length must be a non-negative integer');
-    if (position < this.startValue || position + length > this.endValue || this.chunks.length === 0) {
+    if (position < this.startValue || position + length > this.endValue || this.startValue === this.endValue) {
       this.misses++;
       return false;
     }
+    // Readers get chunk memory only: pending pieces in the range are copied first.
+    if (position + length > this.pendingStart) this.copyPending(position + length);
     let index = this.chunkIndex(position);
     let at = position;
     const end = position + length;
@@ -206,18 +232,33 @@ export class TailCache {
    */
   peek(position: number, length: number, target: Buffer): boolean {
     assert(length <= target.length, 'TailCache.peek: target too small');
-    if (position < this.startValue || position + length > this.endValue || this.chunks.length === 0) return false;
-    let index = this.chunkIndex(position);
+    if (position < this.startValue || position + length > this.endValue || this.startValue === this.endValue) return false;
     let at = position;
     let out = 0;
-    while (out < length) {
-      const chunk = this.chunks[index] as CacheChunk;
-      const offset = at - chunk.start;
-      const n = Math.min(chunk.used - offset, length - out);
-      chunk.buffer.copy(target, out, offset, offset + n);
-      out += n;
-      at += n;
-      index++;
+    if (at < this.pendingStart) {
+      let index = this.chunkIndex(at);
+      while (out < length && at < this.pendingStart) {
+        const chunk = this.chunks[index] as CacheChunk;
+        const offset = at - chunk.start;
+        const n = Math.min(chunk.used - offset, length - out);
+        chunk.buffer.copy(target, out, offset, offset + n);
+        out += n;
+        at += n;
+        index++;
+      }
+    }
+    let pieceStart = this.pendingStart;
+    for (let i = this.pendingHead; out < length; i++) {
+      const piece = this.pending[i] as Uint8Array;
+      const pieceEnd = pieceStart + piece.length;
+      if (at < pieceEnd) {
+        const offset = at - pieceStart;
+        const n = Math.min(piece.length - offset, length - out);
+        target.set(piece.subarray(offset, offset + n), out);
+        out += n;
+        at += n;
+      }
+      pieceStart = pieceEnd;
     }
     return true;
   }
@@ -238,7 +279,18 @@ export class TailCache {
       this.evictions++;
       this.evictedBytes += this.chunkBytes;
       const next = this.chunks[0];
-      this.startValue = next === undefined ? this.endValue : next.start;
+      this.startValue = next === undefined ? this.pendingStart : next.start;
+    }
+    // With no chunk left, the oldest pieces the written position passed go: dropped, never copied.
+    while (freed < bytes && this.chunks.length === 0 && this.pendingHead < this.pending.length) {
+      const piece = this.pending[this.pendingHead] as Uint8Array;
+      if (this.pendingStart + piece.length > this.writtenValue) break;
+      this.shiftPending();
+      freed += piece.length;
+      this.evictions++;
+      this.evictedBytes += piece.length;
+      this.budget?.charge(-piece.length);
+      this.startValue = this.pendingStart;
     }
     return freed;
   }
@@ -251,6 +303,13 @@ export class TailCache {
       this.dropAll(position);
       return;
     }
+    if (position > this.pendingStart) {
+      this.truncatePending(position);
+      return;
+    }
+    this.dropPending();
+    this.endValue = this.pendingStart;
+    if (position >= this.endValue) return;
     while (this.chunks.length > 0) {
       const last = this.chunks[this.chunks.length - 1] as CacheChunk;
       if (last.start < position) break;
@@ -261,6 +320,7 @@ export class TailCache {
     last.used = position - last.start;
     if (last.lentEnd > last.used) last.sealed = true;
     this.endValue = position;
+    this.pendingStart = position;
   }
 
   /** Drops everything; the next segment's window starts at `position` (its bytes below it are written). */
@@ -279,9 +339,74 @@ export class TailCache {
   }
 
   private dropAll(position: number): void {
+    this.dropPending();
     while (this.chunks.length > 0) this.dropChunk(this.chunks.pop() as CacheChunk);
     this.startValue = position;
     this.endValue = position;
+    this.pendingStart = position;
+  }
+
+  /** Copies the pending pieces that start below `position` into chunks (in order: they follow the chunks). */
+  private copyPending(position: number): void {
+    let added = 0;
+    while (this.pendingHead < this.pending.length && this.pendingStart < position) {
+      const piece = this.pending[this.pendingHead] as Uint8Array;
+      let from = 0;
+      while (from < piece.length) {
+        let last = this.chunks[this.chunks.length - 1];
+        if (last === undefined || last.sealed || last.used === this.chunkBytes) {
+          last = this.addChunk(this.pendingStart + from);
+          added++;
+        }
+        const n = Math.min(this.chunkBytes - last.used, piece.length - from);
+        last.buffer.set(piece.subarray(from, from + n), last.used);
+        last.used += n;
+        from += n;
+      }
+      this.shiftPending();
+      this.budget?.charge(-piece.length);
+    }
+    if (added > 0) this.budget?.charge(added * this.chunkBytes);
+  }
+
+  /** Drops pieces at and after `position` (> pendingStart); a piece across it keeps its head. */
+  private truncatePending(position: number): void {
+    let pieceEnd = this.endValue;
+    while (this.pending.length > this.pendingHead) {
+      const last = this.pending[this.pending.length - 1] as Uint8Array;
+      const pieceStart = pieceEnd - last.length;
+      if (pieceStart < position) {
+        this.pending[this.pending.length - 1] = last.subarray(0, position - pieceStart);
+        break;
+      }
+      this.pending.pop();
+      pieceEnd = pieceStart;
+    }
+    this.budget?.charge(-(this.endValue - position));
+    this.endValue = position;
+  }
+
+  private shiftPending(): void {
+    const piece = this.pending[this.pendingHead] as Uint8Array;
+    this.pending[this.pendingHead] = undefined;
+    this.pendingHead++;
+    this.pendingStart += piece.length;
+    if (this.pendingHead === this.pending.length) {
+      this.pending.length = 0;
+      this.pendingHead = 0;
+    } else if (this.pendingHead > 1024 && this.pendingHead * 2 > this.pending.length) {
+      this.pending.splice(0, this.pendingHead);
+      this.pendingHead = 0;
+    }
+  }
+
+  /** Forgets every pending piece (their bytes leave the window: the caller moves end/start). */
+  private dropPending(): void {
+    const bytes = this.endValue - this.pendingStart;
+    if (bytes > 0) this.budget?.charge(-bytes);
+    this.pending.length = 0;
+    this.pendingHead = 0;
+    this.endValue = this.pendingStart;
   }
 
   private addChunk(start: number): CacheChunk {
