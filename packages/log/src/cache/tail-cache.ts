@@ -5,19 +5,29 @@
 // Layout: a contiguous window [start, end) of segment positions: first
 // chunks of `chunkBytes` (copies), oldest first, chunk i+1 starting where
 // chunk i's valid bytes end; then the pending pieces [pendingStart, end):
-// the appended buffers themselves, by reference, all unwritten. An append
-// only records its buffer (the log owns it until it is written: the writer
-// holds the same reference, so this costs no memory). When markWritten
-// passes a piece, the reference is given up: the piece is dropped if the
-// window must shrink anyway (a writer behind by more than maxBytes), else
-// copied into the newest chunk. A read or truncation that needs pending
-// bytes as chunk memory copies them first. So a byte is copied at most once,
-// only if it stays cached after it is written or a reader asks for it, and
-// no reference to a caller's buffer outlives its write.
+// appended buffers themselves, by reference, all unwritten.
+//
+// An append copies its bytes into the newest chunk at once (hot in the CPU
+// cache) while the writer is close behind: at most maxBytes unwritten,
+// counting them, so they are still in the window when written. Further
+// behind (a buffered writer runs up to its 64 MiB queue behind a caller that
+// does not yield), a copy would be wasted: the bytes leave the window as soon
+// as they are written. Then, when the caller says the buffer stays alive and
+// unchanged until written anyway (`byReference`: the buffered writer queues
+// the same buffer, so this costs no memory; a direct writer copies into
+// staging and lets go, so it does not), and after any piece (the window
+// stays in order), the append records the buffer as a pending piece. markWritten gives the reference up: a written piece is
+// dropped if the window must shrink anyway, else copied into the newest
+// chunk. A read or truncation that needs pending bytes as chunk memory
+// copies them first. So a byte is copied at most once, and no reference to
+// a caller's buffer outlives its write.
 //
 // Measured (bench/hotpath-append.ts, issue 18): copying every appended byte
-// at once was 9.7% of the append loop's busy samples; with a writer queue
-// behind by more than maxBytes, nothing of it is copied now.
+// was 9.7% of the buffered append loop's busy samples; behind a 64 MiB
+// writer queue nothing of it is copied now. Copying every byte at
+// markWritten instead (cold, and holding buffers the direct writer had let
+// go) cost the direct loop 7.5% and more GC: hence the copy at append while
+// the writer keeps up, and always for direct writers.
 //
 // Invariants:
 // - Bytes at or after `writtenPosition` (not yet in the file) are pinned:
@@ -161,10 +171,12 @@ export class TailCache {
 
   /**
    * Caches bytes appended at `position` (the cache's end; any position when
-   * the cache is empty) by reference: the caller (the log) must not change
-   * them until markWritten passes them. They stay pinned until then.
+   * the cache is empty). They stay pinned until markWritten passes them.
+   * `byReference`: the caller keeps `bytes` alive and unchanged until they
+   * are written anyway (a buffered writer queues the same buffer), so the
+   * cache may hold them as a pending piece instead of copying them now.
    */
-  append(position: number, bytes: Uint8Array): void {
+  append(position: number, bytes: Uint8Array, byReference = false): void {
     assert(!this.closed, 'TailCache.append: closed');
     assert(bytes.length > 0, 'TailCache.append: empty bytes');
     if (this.chunks.length === 0 && this.pendingStart === this.endValue) {
@@ -174,12 +186,20 @@ export class TailCache {
     }
     assert(position === this.endValue, 'TailCache.append: position must be the cache end');
     assert(position >= this.writtenValue, 'TailCache.append: position below the written position');
-    this.pending.push(bytes);
-    this.endValue += bytes.length;
-    // Charged once the bytes are in place (and pinned), so an inline reclaim cannot drop them.
-    if (this.budget !== null) {
-      this.budget.touch(this);
-      this.budget.charge(bytes.length);
+    if (this.budget !== null) this.budget.touch(this);
+    const piece = this.pendingHead < this.pending.length || (byReference && position + bytes.length - this.writtenValue > this.maxBytes);
+    if (!piece) {
+      // The writer is close behind: these bytes will still be in the window when written. Copied
+      // now, while they are hot in the CPU cache (a copy at markWritten reads them cold).
+      this.copyIn(bytes, position);
+      this.endValue += bytes.length;
+      this.pendingStart = this.endValue;
+    } else {
+      // More than maxBytes unwritten: these bytes are likely dropped as soon as they are written.
+      this.pending.push(bytes);
+      this.endValue += bytes.length;
+      // Charged once the bytes are in place (and pinned), so an inline reclaim cannot drop them.
+      this.budget?.charge(bytes.length);
     }
     if (this.memoryBytes > this.maxBytes) this.evict(this.memoryBytes - this.maxBytes);
   }
@@ -191,7 +211,8 @@ export class TailCache {
     // Bytes just unpinned may be over the per-log limit (append could not drop them).
     if (this.memoryBytes > this.maxBytes) this.evict(this.memoryBytes - this.maxBytes);
     // Pieces the written position reached and eviction left: copied, so no reference outlives the write.
-    if (this.pendingStart < position) this.copyPending(position);
+    // Once the writer is close behind again, every piece is: later appends copy at once (hot) again.
+    if (this.pendingStart < position) this.copyPending(this.endValue - position <= this.maxBytes ? this.endValue : position);
     if (this.memoryBytes > this.maxBytes) this.evict(this.memoryBytes - this.maxBytes);
   }
 
@@ -348,24 +369,30 @@ export class TailCache {
 
   /** Copies the pending pieces that start below `position` into chunks (in order: they follow the chunks). */
   private copyPending(position: number): void {
-    let added = 0;
     while (this.pendingHead < this.pending.length && this.pendingStart < position) {
       const piece = this.pending[this.pendingHead] as Uint8Array;
-      let from = 0;
-      while (from < piece.length) {
-        let last = this.chunks[this.chunks.length - 1];
-        if (last === undefined || last.sealed || last.used === this.chunkBytes) {
-          last = this.addChunk(this.pendingStart + from);
-          added++;
-        }
-        const n = Math.min(this.chunkBytes - last.used, piece.length - from);
-        last.buffer.set(piece.subarray(from, from + n), last.used);
-        last.used += n;
-        from += n;
-      }
+      this.copyIn(piece, this.pendingStart);
       this.shiftPending();
       this.budget?.charge(-piece.length);
     }
+  }
+
+  /** Copies `bytes`, whose first byte is at segment position `at` (the chunks' end), into the newest chunk(s). */
+  private copyIn(bytes: Uint8Array, at: number): void {
+    let from = 0;
+    let added = 0;
+    while (from < bytes.length) {
+      let last = this.chunks[this.chunks.length - 1];
+      if (last === undefined || last.sealed || last.used === this.chunkBytes) {
+        last = this.addChunk(at + from);
+        added++;
+      }
+      const n = Math.min(this.chunkBytes - last.used, bytes.length - from);
+      last.buffer.set(bytes.subarray(from, from + n), last.used);
+      last.used += n;
+      from += n;
+    }
+    // Charged once the bytes are in place (and pinned), so an inline reclaim cannot drop them.
     if (added > 0) this.budget?.charge(added * this.chunkBytes);
   }
 
