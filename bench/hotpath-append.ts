@@ -33,7 +33,7 @@ const fresh = (): string => {
   return dir;
 };
 const placements: string[] = [];
-const phases: Array<{ mode: WriteMode; loopMs: number; flushMs: number }> = [];
+const phases: Array<{ mode: WriteMode; loopMs: number; flushMs: number; cpuMs: number }> = [];
 
 // Experiments: SEGLOG_EXP_QUEUED_MIB / SEGLOG_EXP_WRITE_KIB set the buffered writer's limits.
 const env = (name: string): number | undefined => (process.env[name] === undefined ? undefined : Number(process.env[name]));
@@ -78,12 +78,14 @@ function seglog(mode: WriteMode): Case {
     before: () => { dir = fresh(); },
     run: async () => {
       const log = await openLog(dir, mode);
+      const c0 = process.cpuUsage();
       const t0 = process.hrtime.bigint();
       await appendBatches(log, source, batches);
       const t1 = process.hrtime.bigint();
       await log.flush();
       const t2 = process.hrtime.bigint();
-      phases.push({ mode, loopMs: Number(t1 - t0) / 1e6, flushMs: Number(t2 - t1) / 1e6 });
+      const cpu = process.cpuUsage(c0);
+      phases.push({ mode, loopMs: Number(t1 - t0) / 1e6, flushMs: Number(t2 - t1) / 1e6, cpuMs: (cpu.user + cpu.system) / 1e3 });
       const p = log.placement;
       const reasons = Object.entries(p.reasons).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).join(', ');
       placements.push(`${mode}: caller ${p.append.caller}, pool ${p.append.pool}${reasons === '' ? '' : ` (${reasons})`}, writes ${log.metrics.writes}`);
@@ -116,7 +118,9 @@ try {
     if (mine.length === 0) continue;
     const loops = mine.map((p) => p.loopMs.toFixed(0)).join(' ');
     const flushes = mine.map((p) => p.flushMs.toFixed(0)).join(' ');
-    console.log(`phases ${mode}: append loop ms ${loops} (min ${Math.min(...mine.map((p) => p.loopMs)).toFixed(0)}); flush ms ${flushes}`);
+    const cpus = mine.map((p) => p.cpuMs).sort((a, b) => a - b);
+    console.log(`phases ${mode}: append loop ms ${loops} (min ${Math.min(...mine.map((p) => p.loopMs)).toFixed(0)}); flush ms ${flushes}; ` +
+      `process CPU ms (all threads) median ${cpus[cpus.length >> 1]!.toFixed(0)}, min ${cpus[0]!.toFixed(0)}`);
   }
 } finally {
   rmSync(root, { recursive: true, force: true });
