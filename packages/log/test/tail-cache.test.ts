@@ -38,7 +38,9 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 describe('TailCache', () => {
   it('matches a byte-array model; pinned bytes are never evicted; held slices never change', () => {
     fc.assert(fc.property(fc.array(op, { minLength: 1, maxLength: 120 }), fc.integer({ min: 1, max: 8 }), (ops, maxChunks) => {
-      const cache = new TailCache({ chunkBytes: CHUNK, maxBytes: maxChunks * CHUNK });
+      // A budget that never reclaims: its total must follow the cache's memory exactly (pieces and chunks).
+      const budget = new TailCacheBudget({ maxBytes: Number.MAX_SAFE_INTEGER });
+      const cache = new TailCache({ chunkBytes: CHUNK, maxBytes: maxChunks * CHUNK, budget });
       let model: number[] = []; // the active segment's bytes, from position 0
       let written = 0;
       let seed = 1;
@@ -87,12 +89,15 @@ describe('TailCache', () => {
           expect(cache.end).toBe(model.length);
           expect(cache.covers(written)).toBe(true);
         }
+        expect(budget.bytes).toBe(cache.memoryBytes);
         // Pending pieces (caller buffers held by reference) are all unwritten: no reference outlives a write.
         expect(cache.pendingBytes).toBeLessThanOrEqual(Math.max(0, model.length - written));
         // Unwritten bytes are held as chunks (a partial one at each end) or, byte for byte, as pending pieces.
         expect(cache.memoryBytes).toBeLessThanOrEqual(Math.max(maxChunks * CHUNK, (Math.ceil((model.length - written) / CHUNK) + 2) * CHUNK));
         for (const h of held) expect(Buffer.concat(h.slices).equals(h.copy)).toBe(true);
       }
+      cache.close();
+      expect(budget.bytes).toBe(0);
     }), { numRuns: 300, seed: 5 });
   });
 
