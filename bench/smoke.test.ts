@@ -23,4 +23,14 @@ describe('benchmark smoke', () => {
       expect(r.stdout).toMatch(/-{4,}/); // a printed table
     });
   }
+  it('hotpath-append (the append group of hotpath alone)', () => {
+    const r = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', 'bench/hotpath-append.ts', '--records', '20000', '--runs', '1'], {
+      cwd: root, encoding: 'utf8', timeout: 540_000,
+    });
+    expect(r.stderr).not.toMatch(/Error/);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/-{4,}/);
+    expect(r.stdout).toContain('placement buffered: caller');
+    expect(r.stdout).toContain('placement direct: caller');
+  });
 });

@@ -2,16 +2,42 @@
 // followers and tailing consumers read them without touching the file
 // (ARCHITECTURE.md "Tail cache"; Redpanda's batch cache, reference §1.5).
 //
-// Layout: a contiguous window [start, end) of segment positions held in
-// chunks of `chunkBytes`, oldest first; chunk i+1 starts where chunk i's
-// valid bytes end. Appends copy into the newest chunk (one copy per appended
-// byte, bounded memory, no reference to the producer's request buffer).
+// Layout: a contiguous window [start, end) of segment positions: first
+// chunks of `chunkBytes` (copies), oldest first, chunk i+1 starting where
+// chunk i's valid bytes end; then the pending pieces [pendingStart, end):
+// appended buffers themselves, by reference, all unwritten.
+//
+// An append copies its bytes into the newest chunk at once (hot in the CPU
+// cache) while the writer is close behind: at most maxBytes unwritten,
+// counting them, so they are still in the window when written. Further
+// behind (a buffered writer runs up to its 64 MiB queue behind a caller that
+// does not yield), a copy would be wasted: the bytes leave the window as soon
+// as they are written. Then, when the caller says the buffer stays alive and
+// unchanged until written anyway (`byReference`: the buffered writer queues
+// the same buffer, so this costs no memory; a direct writer copies into
+// staging and lets go, so it does not), and after any piece (the window
+// stays in order), the append records the buffer as a pending piece. markWritten gives the reference up: a written piece is
+// dropped if the window must shrink anyway, else copied into the newest
+// chunk. A read or truncation that needs pending bytes as chunk memory
+// copies them first. So a byte is copied at most once, and no reference to
+// a caller's buffer outlives its write.
+//
+// Measured (bench/hotpath-append.ts, issue 18): copying every appended byte
+// was 9.7% of the buffered append loop's busy samples; behind a 64 MiB
+// writer queue nothing of it is copied now. Copying every byte at
+// markWritten instead (cold, and holding buffers the direct writer had let
+// go) cost the direct loop 7.5% and more GC: hence the copy at append while
+// the writer keeps up, and always for direct writers.
 //
 // Invariants:
 // - Bytes at or after `writtenPosition` (not yet in the file) are pinned:
-//   eviction never drops a chunk holding one, so a reader of unwritten bytes
-//   always hits.
-// - A hit returns Buffer views of chunk memory, never a copy.
+//   eviction never drops a chunk or piece holding one, so a reader of
+//   unwritten bytes always hits.
+// - Every pending piece starts at or after `writtenPosition` (a piece the
+//   written position reaches is dropped or copied in that markWritten).
+//   Pending bytes count in memoryBytes and in the budget, byte for byte.
+// - A hit returns Buffer views of chunk memory, never a copy, and never a
+//   view of a pending piece (the caller's buffer).
 // - Memory handed to a reader is never written again: eviction and roll drop
 //   chunks (a dropped chunk is recycled only if no reader ever got a view of
 //   it, otherwise it is left to the GC), and a truncation that cuts below
@@ -69,6 +95,11 @@ export class TailCache {
   private readonly budget: TailCacheBudget | null;
   private readonly chunks: CacheChunk[];
   private readonly spares: Buffer[];
+  /** Appended buffers not copied yet, oldest first, from pendingHead on; all unwritten. */
+  private readonly pending: (Uint8Array | undefined)[];
+  private pendingHead: number;
+  /** Segment position of pending[pendingHead] (= end when nothing is pending). */
+  private pendingStart: number;
   private startValue: number;
   private endValue: number;
   private writtenValue: number;
@@ -89,6 +120,9 @@ export class TailCache {
     this.budget = options.budget ?? null;
     this.chunks = [];
     this.spares = [];
+    this.pending = [];
+    this.pendingHead = 0;
+    this.pendingStart = 0;
     this.startValue = 0;
     this.endValue = 0;
     this.writtenValue = 0;
@@ -120,9 +154,14 @@ export class TailCache {
     return this.endValue - this.startValue;
   }
 
-  /** Chunk memory held (what the limits count). */
+  /** Chunk memory held plus pending bytes (what the limits count). */
   get memoryBytes(): number {
-    return this.chunks.length * this.chunkBytes;
+    return this.chunks.length * this.chunkBytes + this.endValue - this.pendingStart;
+  }
+
+  /** Appended bytes held by reference, not copied (all unwritten). */
+  get pendingBytes(): number {
+    return this.endValue - this.pendingStart;
   }
 
   /** Whether every byte from `position` to the end is cached (a read there needs no file). */
@@ -133,32 +172,34 @@ export class TailCache {
   /**
    * Caches bytes appended at `position` (the cache's end; any position when
    * the cache is empty). They stay pinned until markWritten passes them.
+   * `byReference`: the caller keeps `bytes` alive and unchanged until they
+   * are written anyway (a buffered writer queues the same buffer), so the
+   * cache may hold them as a pending piece instead of copying them now.
    */
-  append(position: number, bytes: Uint8Array): void {
+  append(position: number, bytes: Uint8Array, byReference = false): void {
     assert(!this.closed, 'TailCache.append: closed');
-    if (this.chunks.length === 0) {
+    assert(bytes.length > 0, 'TailCache.append: empty bytes');
+    if (this.chunks.length === 0 && this.pendingStart === this.endValue) {
       this.startValue = position;
       this.endValue = position;
+      this.pendingStart = position;
     }
     assert(position === this.endValue, 'TailCache.append: position must be the cache end');
-    let from = 0;
-    let added = 0;
-    while (from < bytes.length) {
-      let last = this.chunks[this.chunks.length - 1];
-      if (last === undefined || last.sealed || last.used === this.chunkBytes) {
-        last = this.addChunk(this.endValue);
-        added++;
-      }
-      const n = Math.min(this.chunkBytes - last.used, bytes.length - from);
-      last.buffer.set(bytes.subarray(from, from + n), last.used);
-      last.used += n;
-      this.endValue += n;
-      from += n;
-    }
-    // Charged once the bytes are in place (and pinned), so an inline reclaim cannot drop them.
-    if (this.budget !== null) {
-      this.budget.touch(this);
-      if (added > 0) this.budget.charge(added * this.chunkBytes);
+    assert(position >= this.writtenValue, 'TailCache.append: position below the written position');
+    if (this.budget !== null) this.budget.touch(this);
+    const piece = this.pendingHead < this.pending.length || (byReference && position + bytes.length - this.writtenValue > this.maxBytes);
+    if (!piece) {
+      // The writer is close behind: these bytes will still be in the window when written. Copied
+      // now, while they are hot in the CPU cache (a copy at markWritten reads them cold).
+      this.copyIn(bytes, position);
+      this.endValue += bytes.length;
+      this.pendingStart = this.endValue;
+    } else {
+      // More than maxBytes unwritten: these bytes are likely dropped as soon as they are written.
+      this.pending.push(bytes);
+      this.endValue += bytes.length;
+      // Charged once the bytes are in place (and pinned), so an inline reclaim cannot drop them.
+      this.budget?.charge(bytes.length);
     }
     if (this.memoryBytes > this.maxBytes) this.evict(this.memoryBytes - this.maxBytes);
   }
@@ -169,6 +210,10 @@ export class TailCache {
     this.writtenValue = position;
     // Bytes just unpinned may be over the per-log limit (append could not drop them).
     if (this.memoryBytes > this.maxBytes) this.evict(this.memoryBytes - this.maxBytes);
+    // Pieces the written position reached and eviction left: copied, so no reference outlives the write.
+    // Once the writer is close behind again, every piece is: later appends copy at once (hot) again.
+    if (this.pendingStart < position) this.copyPending(this.endValue - position <= this.maxBytes ? this.endValue : position);
+    if (this.memoryBytes > this.maxBytes) this.evict(this.memoryBytes - this.maxBytes);
   }
 
   /**
@@ -178,10 +223,12 @@ export class TailCache {
    */
   read(position: number, length: number, out: Buffer[]): boolean {
     assert(Number.isSafeInteger(length) && length >= 0, 'TailCache.read: length must be a non-negative integer');
-    if (position < this.startValue || position + length > this.endValue || this.chunks.length === 0) {
+    if (position < this.startValue || position + length > this.endValue || this.startValue === this.endValue) {
       this.misses++;
       return false;
     }
+    // Readers get chunk memory only: pending pieces in the range are copied first.
+    if (position + length > this.pendingStart) this.copyPending(position + length);
     let index = this.chunkIndex(position);
     let at = position;
     const end = position + length;
@@ -206,18 +253,33 @@ export class TailCache {
    */
   peek(position: number, length: number, target: Buffer): boolean {
     assert(length <= target.length, 'TailCache.peek: target too small');
-    if (position < this.startValue || position + length > this.endValue || this.chunks.length === 0) return false;
-    let index = this.chunkIndex(position);
+    if (position < this.startValue || position + length > this.endValue || this.startValue === this.endValue) return false;
     let at = position;
     let out = 0;
-    while (out < length) {
-      const chunk = this.chunks[index] as CacheChunk;
-      const offset = at - chunk.start;
-      const n = Math.min(chunk.used - offset, length - out);
-      chunk.buffer.copy(target, out, offset, offset + n);
-      out += n;
-      at += n;
-      index++;
+    if (at < this.pendingStart) {
+      let index = this.chunkIndex(at);
+      while (out < length && at < this.pendingStart) {
+        const chunk = this.chunks[index] as CacheChunk;
+        const offset = at - chunk.start;
+        const n = Math.min(chunk.used - offset, length - out);
+        chunk.buffer.copy(target, out, offset, offset + n);
+        out += n;
+        at += n;
+        index++;
+      }
+    }
+    let pieceStart = this.pendingStart;
+    for (let i = this.pendingHead; out < length; i++) {
+      const piece = this.pending[i] as Uint8Array;
+      const pieceEnd = pieceStart + piece.length;
+      if (at < pieceEnd) {
+        const offset = at - pieceStart;
+        const n = Math.min(piece.length - offset, length - out);
+        target.set(piece.subarray(offset, offset + n), out);
+        out += n;
+        at += n;
+      }
+      pieceStart = pieceEnd;
     }
     return true;
   }
@@ -238,7 +300,18 @@ export class TailCache {
       this.evictions++;
       this.evictedBytes += this.chunkBytes;
       const next = this.chunks[0];
-      this.startValue = next === undefined ? this.endValue : next.start;
+      this.startValue = next === undefined ? this.pendingStart : next.start;
+    }
+    // With no chunk left, the oldest pieces the written position passed go: dropped, never copied.
+    while (freed < bytes && this.chunks.length === 0 && this.pendingHead < this.pending.length) {
+      const piece = this.pending[this.pendingHead] as Uint8Array;
+      if (this.pendingStart + piece.length > this.writtenValue) break;
+      this.shiftPending();
+      freed += piece.length;
+      this.evictions++;
+      this.evictedBytes += piece.length;
+      this.budget?.charge(-piece.length);
+      this.startValue = this.pendingStart;
     }
     return freed;
   }
@@ -251,6 +324,13 @@ export class TailCache {
       this.dropAll(position);
       return;
     }
+    if (position > this.pendingStart) {
+      this.truncatePending(position);
+      return;
+    }
+    this.dropPending();
+    this.endValue = this.pendingStart;
+    if (position >= this.endValue) return;
     while (this.chunks.length > 0) {
       const last = this.chunks[this.chunks.length - 1] as CacheChunk;
       if (last.start < position) break;
@@ -261,6 +341,7 @@ export class TailCache {
     last.used = position - last.start;
     if (last.lentEnd > last.used) last.sealed = true;
     this.endValue = position;
+    this.pendingStart = position;
   }
 
   /** Drops everything; the next segment's window starts at `position` (its bytes below it are written). */
@@ -279,9 +360,80 @@ export class TailCache {
   }
 
   private dropAll(position: number): void {
+    this.dropPending();
     while (this.chunks.length > 0) this.dropChunk(this.chunks.pop() as CacheChunk);
     this.startValue = position;
     this.endValue = position;
+    this.pendingStart = position;
+  }
+
+  /** Copies the pending pieces that start below `position` into chunks (in order: they follow the chunks). */
+  private copyPending(position: number): void {
+    while (this.pendingHead < this.pending.length && this.pendingStart < position) {
+      const piece = this.pending[this.pendingHead] as Uint8Array;
+      this.copyIn(piece, this.pendingStart);
+      this.shiftPending();
+      this.budget?.charge(-piece.length);
+    }
+  }
+
+  /** Copies `bytes`, whose first byte is at segment position `at` (the chunks' end), into the newest chunk(s). */
+  private copyIn(bytes: Uint8Array, at: number): void {
+    let from = 0;
+    let added = 0;
+    while (from < bytes.length) {
+      let last = this.chunks[this.chunks.length - 1];
+      if (last === undefined || last.sealed || last.used === this.chunkBytes) {
+        last = this.addChunk(at + from);
+        added++;
+      }
+      const n = Math.min(this.chunkBytes - last.used, bytes.length - from);
+      last.buffer.set(bytes.subarray(from, from + n), last.used);
+      last.used += n;
+      from += n;
+    }
+    // Charged once the bytes are in place (and pinned), so an inline reclaim cannot drop them.
+    if (added > 0) this.budget?.charge(added * this.chunkBytes);
+  }
+
+  /** Drops pieces at and after `position` (> pendingStart); a piece across it keeps its head. */
+  private truncatePending(position: number): void {
+    let pieceEnd = this.endValue;
+    while (this.pending.length > this.pendingHead) {
+      const last = this.pending[this.pending.length - 1] as Uint8Array;
+      const pieceStart = pieceEnd - last.length;
+      if (pieceStart < position) {
+        this.pending[this.pending.length - 1] = last.subarray(0, position - pieceStart);
+        break;
+      }
+      this.pending.pop();
+      pieceEnd = pieceStart;
+    }
+    this.budget?.charge(-(this.endValue - position));
+    this.endValue = position;
+  }
+
+  private shiftPending(): void {
+    const piece = this.pending[this.pendingHead] as Uint8Array;
+    this.pending[this.pendingHead] = undefined;
+    this.pendingHead++;
+    this.pendingStart += piece.length;
+    if (this.pendingHead === this.pending.length) {
+      this.pending.length = 0;
+      this.pendingHead = 0;
+    } else if (this.pendingHead > 1024 && this.pendingHead * 2 > this.pending.length) {
+      this.pending.splice(0, this.pendingHead);
+      this.pendingHead = 0;
+    }
+  }
+
+  /** Forgets every pending piece (their bytes leave the window: the caller moves end/start). */
+  private dropPending(): void {
+    const bytes = this.endValue - this.pendingStart;
+    if (bytes > 0) this.budget?.charge(-bytes);
+    this.pending.length = 0;
+    this.pendingHead = 0;
+    this.endValue = this.pendingStart;
   }
 
   private addChunk(start: number): CacheChunk {

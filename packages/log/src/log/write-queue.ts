@@ -177,7 +177,8 @@ export class WriteQueue {
   /** Queues accepted bytes (already booked in the active segment) and caches them. */
   enqueue(bytes: Buffer, lastOffset: number): void {
     const position = this.segment.size - bytes.length;
-    this.tailCache.append(position, bytes);
+    // A buffered writer queues `bytes` itself until written: the cache may hold it instead of copying.
+    this.tailCache.append(position, bytes, this.activeMode === 'buffered');
     this.writer.enqueue(bytes, position, lastOffset);
   }
 

@@ -172,13 +172,16 @@ function fieldSize(bytes: Bytes | null): number {
   return varintSize(n) + n;
 }
 
-const NO_HEADERS: readonly HeaderSpec[] = [];
-
 function bodySize(record: RecordSpec, timestampDelta: number, offsetDelta: number): number {
-  const headers = record.headers ?? NO_HEADERS;
-  let size = 1 + varlongSize(timestampDelta) + varintSize(offsetDelta);
-  size += fieldSize(record.key ?? null) + fieldSize(record.value ?? null) + varintSize(headers.length);
-  for (const header of headers) size += fieldSize(header.key) + fieldSize(header.value ?? null);
+  const headers = record.headers;
+  let size = 1 + varlongSize(timestampDelta) + varintSize(offsetDelta) + fieldSize(record.key ?? null) + fieldSize(record.value ?? null);
+  if (headers === undefined) return size + 1; // varint(0) headers
+  size += varintSize(headers.length);
+  // Indexed loops, not for-of: no iterator per record (the common record has no headers at all).
+  for (let h = 0; h < headers.length; h++) {
+    const header = headers[h]!;
+    size += fieldSize(header.key) + fieldSize(header.value ?? null);
+  }
   return size;
 }
 
@@ -190,7 +193,6 @@ function writeRecords(out: Buffer, position: number, spec: BatchSpec, lastOffset
     const record = records[i]!;
     const offsetDelta = record.offsetDelta ?? i;
     assert(offsetDelta <= lastOffsetDelta, 'offsetDelta beyond lastOffsetDelta');
-    const headers = record.headers ?? NO_HEADERS;
     // Every number below was range-checked by the sizing pass (or is a length): putVarint, no asserts.
     p = putVarint(out, p, bodySizes[i]!);
     out[p++] = 0; // attributes: none defined
@@ -198,8 +200,14 @@ function writeRecords(out: Buffer, position: number, spec: BatchSpec, lastOffset
     p = putVarint(out, p, offsetDelta);
     p = writeField(out, p, record.key ?? null);
     p = writeField(out, p, record.value ?? null);
+    const headers = record.headers;
+    if (headers === undefined) {
+      out[p++] = 0; // varint(0) headers
+      continue;
+    }
     p = putVarint(out, p, headers.length);
-    for (const header of headers) {
+    for (let h = 0; h < headers.length; h++) {
+      const header = headers[h]!;
       p = writeField(out, p, header.key);
       p = writeField(out, p, header.value ?? null);
     }
