@@ -51,6 +51,11 @@ class DelayFile implements IoFile {
   preadSync(buffer: Uint8Array, position: number, length?: number): number { return this.inner.preadSync(buffer, position, length); }
   pwriteSync(buffer: Uint8Array, position: number): void { this.inner.pwriteSync(buffer, position); }
   fdatasync(): Promise<void> { return this.inner.fdatasync(); }
+  /** Held like pwrite (one buffer, as the direct writer issues it); the sync follows the held write. */
+  pwritevDatasync(buffers: readonly Uint8Array[], position: number): Promise<void> {
+    if (!this.owner.holding || buffers.length !== 1) return this.inner.pwritevDatasync(buffers, position);
+    return this.pwrite(buffers[0] as Uint8Array, position).then(() => this.inner.fdatasync());
+  }
   fsync(): Promise<void> { return this.inner.fsync(); }
   truncate(size: number): Promise<void> { return this.inner.truncate(size); }
   allocate(position: number, length: number, mode: AllocateMode): Promise<void> { return this.inner.allocate(position, length, mode); }
