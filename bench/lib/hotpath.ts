@@ -479,6 +479,13 @@ function p50(latUs: Float64Array): number {
   return median(Array.from(latUs));
 }
 
+/** Only the durable-append cases (SEGLOG_BENCH_HOTPATH=durable: a quicker loop on the issue 18 figure). */
+export async function measureDurableOnly(root: string, options: BenchOptions, params: HotpathParams): Promise<Pick<HotpathResults, 'durableP50us' | 'durable'>> {
+  const io = new NodeIo();
+  const arena = new AlignedArena({ chunkBytes: 2 * MiB, chunkCount: 8 });
+  return measureDurable(root, io, arena, new BatchSource(makePayloads()), options, params);
+}
+
 async function measureDurable(root: string, io: NodeIo, arena: AlignedArena, source: BatchSource, options: BenchOptions, params: HotpathParams) {
   const durableP50us = new Map<string, number[]>();
   const total = params.durableBatches;

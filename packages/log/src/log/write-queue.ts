@@ -189,6 +189,11 @@ export class WriteQueue {
     return this.writer.drain();
   }
 
+  /** Issues now a write still waiting for its microtask (a durable() waiter just arrived: see SegmentWriter.issueQueued). */
+  issueQueued(): void {
+    if (this.writerReady) this.writer.issueQueued();
+  }
+
   /** The tail cache now holds (only) `segment`'s bytes: a roll or a full truncation. */
   setCacheBase(segment: Segment): void {
     this.cacheBaseOffset = segment.baseOffset;

@@ -185,6 +185,7 @@ export class DirectSegmentWriter implements SegmentWriter {
     this.roomWaiters = [];
     this.pumpScheduled = false;
     this.onPump = () => {
+      if (!this.pumpScheduled) return; // issueQueued() ran it already
       this.pumpScheduled = false;
       if (!this.closed) this.pump();
     };
@@ -319,6 +320,12 @@ export class DirectSegmentWriter implements SegmentWriter {
 
   sync(): Promise<void> {
     return this.file.fdatasync();
+  }
+
+  issueQueued(): void {
+    if (!this.pumpScheduled) return;
+    this.pumpScheduled = false; // the microtask then does nothing
+    if (!this.closed) this.pump();
   }
 
   /** Drains and sets the file size to the logical end (drops the zero padding). The writer stays usable. */

@@ -22,8 +22,11 @@
 //   bytes it covers; onWritten then reports the last offset that sync made
 //   durable (every byte below it was in the file when the sync ran), else -1.
 //   The decision is taken when the write is issued, so writes are issued
-//   from a microtask after enqueue(): a durable() call made right after the
-//   append, in the same synchronous step, is seen.
+//   from a microtask after enqueue(), or earlier by issueQueued() (the Log
+//   calls it from durable(), after registering the waiter): a durable() call
+//   made right after the append, in the same synchronous step, is seen, and
+//   the write still leaves at once (with many producers it overlaps their
+//   next batches' building instead of waiting for all of them).
 
 import { assert } from '@seglog/common';
 import type { IoFile } from '@seglog/io';
@@ -48,6 +51,8 @@ export interface SegmentWriter {
   enqueue(buffer: Buffer, position: number, lastOffset: number): void;
   /** Resolves when every enqueued byte is written; rejects with the first write failure. */
   drain(): Promise<void>;
+  /** Issues now what a scheduled pump (microtask) would issue; nothing when none is scheduled. */
+  issueQueued(): void;
   /** fdatasync of the file: makes durable every byte written before it started. */
   sync(): Promise<void>;
   /** Whether `bytes` more can be queued now without exceeding the writer's bound (the Log's caller path). */
@@ -136,6 +141,7 @@ export class BufferedSegmentWriter implements SegmentWriter {
     this.onDone = () => this.completed();
     this.onFail = (error: unknown) => this.failedWrite(error);
     this.onPump = () => {
+      if (!this.pumpScheduled) return; // issueQueued() ran it already
       this.pumpScheduled = false;
       this.pump();
     };
@@ -174,6 +180,12 @@ export class BufferedSegmentWriter implements SegmentWriter {
 
   sync(): Promise<void> {
     return this.file.fdatasync();
+  }
+
+  issueQueued(): void {
+    if (!this.pumpScheduled) return;
+    this.pumpScheduled = false; // the microtask then finds the write in flight and does nothing
+    this.pump();
   }
 
   hasRoom(bytes: number): boolean {
