@@ -13,9 +13,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { AlignedArena, NodeIo } from '@seglog/io';
 import type { Io, IoFile } from '@seglog/io';
+import { Log, LogConfig } from '@seglog/log';
 import type { WriteMode } from '@seglog/log';
 import { median, printTable, type BenchOptions } from './lib/harness.js';
-import { BatchSource, makePayloads, openSeglog, RECORDS_PER_BATCH, VALUE_BYTES } from './lib/hotpath.js';
+import { BatchSource, makePayloads, RECORDS_PER_BATCH, VALUE_BYTES } from './lib/hotpath.js';
 
 const now = (): number => Number(process.hrtime.bigint()) / 1000;
 
@@ -56,9 +57,15 @@ function tracingIo(io: NodeIo): NodeIo {
 
 const STEPS = ['append', '→write', 'write', '→sync', 'sync', '→resolved', 'total'] as const;
 
-async function seglogRound(io: NodeIo, arena: AlignedArena, root: string, mode: WriteMode, source: BatchSource, batches: number): Promise<number[][]> {
+interface Variant { readonly mode: WriteMode; readonly preallocate: boolean }
+const variantName = (v: Variant): string => `seglog ${v.mode}${v.preallocate ? ' preallocate' : ''}`;
+
+async function seglogRound(io: NodeIo, arena: AlignedArena, root: string, variant: Variant, source: BatchSource, batches: number): Promise<number[][]> {
+  const { mode, preallocate } = variant;
   const dir = mkdtempSync(path.join(root, `${mode}-`));
-  const log = await openSeglog(tracingIo(io), dir, mode, arena);
+  // The hotpath bench's config (lib/log-placement.ts logConfig), plus preallocate (zero-filled reservation) for the variant.
+  const config = new LogConfig({ segmentBytes: 256 * 1024 * 1024, retentionMs: -1, writeMode: mode, maxMessageBytes: 2 * 1024 * 1024, preallocate });
+  const log = await Log.open(tracingIo(io), dir, config, { topic: 'hot', partition: 0, recoveryPoint: 0, logStartOffset: 0, hadCleanShutdown: true, arena });
   const steps = STEPS.map(() => [] as number[]);
   let kept = 0;
   try {
@@ -83,7 +90,7 @@ async function seglogRound(io: NodeIo, arena: AlignedArena, root: string, mode: 
     await log.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  if (kept < batches / 2) throw new Error(`seglog ${mode}: only ${kept} of ${batches} batches had one write and one sync`);
+  if (kept < batches / 2) throw new Error(`${variantName(variant)}: only ${kept} of ${batches} batches had one write and one sync`);
   return steps;
 }
 
@@ -116,9 +123,14 @@ export async function run(options: BenchOptions): Promise<void> {
   const io = new NodeIo();
   const arena = new AlignedArena({ chunkBytes: 2 * 1024 * 1024, chunkCount: 8 });
   const source = new BatchSource(makePayloads());
-  const modes: WriteMode[] = ['buffered', 'direct'];
+  // Preallocation (zero-filled reservation, LogConfig.preallocate; off by default): appends then overwrite written
+  // blocks, whose fdatasync is cheaper than one that extends the file (ARCHITECTURE.md "The write path").
+  const modes: Variant[] = [
+    { mode: 'buffered', preallocate: false }, { mode: 'direct', preallocate: false },
+    { mode: 'buffered', preallocate: true }, { mode: 'direct', preallocate: true },
+  ];
   const raw: number[] = [];
-  const per = new Map<WriteMode, number[][]>(modes.map((m) => [m, STEPS.map(() => [])]));
+  const per = new Map<Variant, number[][]>(modes.map((m) => [m, STEPS.map(() => [])]));
   try {
     for (let round = 0; round < options.runs; round++) {
       const order = round % 2 === 0 ? modes : [...modes].reverse();
@@ -126,6 +138,7 @@ export async function run(options: BenchOptions): Promise<void> {
       for (const mode of order) {
         const steps = await seglogRound(io, arena, root, mode, source, batches);
         steps.forEach((s, i) => per.get(mode)![i]!.push(median(s)));
+        raw.push(rawRound(root, source, batches)); // the baseline between every case: the disk's state changes fast here
       }
     }
   } finally {
@@ -138,7 +151,7 @@ export async function run(options: BenchOptions): Promise<void> {
     ['raw write+fdatasync', '-', '-', '-', '-', '-', '-', rawP50.toFixed(0), '1.00x'],
     ...modes.map((m) => {
       const s = per.get(m)!.map((v) => median(v));
-      return [`seglog ${m}`, ...s.map((v) => v.toFixed(0)), `${(s[s.length - 1]! / rawP50).toFixed(2)}x`];
+      return [variantName(m), ...s.map((v) => v.toFixed(0)), `${(s[s.length - 1]! / rawP50).toFixed(2)}x`];
     }),
   ]);
 }
