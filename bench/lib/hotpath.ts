@@ -187,8 +187,8 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export function openSeglog(io: NodeIo, dir: string, mode: WriteMode, arena: AlignedArena): Promise<Log> {
-  return Log.open(io, dir, logConfig(mode, 256 * MiB), {
+export function openSeglog(io: NodeIo, dir: string, mode: WriteMode, arena: AlignedArena, preallocate = false): Promise<Log> {
+  return Log.open(io, dir, logConfig(mode, 256 * MiB, preallocate), {
     topic: 'hot', partition: 0, recoveryPoint: 0, logStartOffset: 0, hadCleanShutdown: true, arena,
   });
 }
@@ -479,6 +479,13 @@ function p50(latUs: Float64Array): number {
   return median(Array.from(latUs));
 }
 
+/** Only the durable-append cases (SEGLOG_BENCH_HOTPATH=durable: a quicker loop on the issue 18 figure). */
+export async function measureDurableOnly(root: string, options: BenchOptions, params: HotpathParams): Promise<Pick<HotpathResults, 'durableP50us' | 'durable'>> {
+  const io = new NodeIo();
+  const arena = new AlignedArena({ chunkBytes: 2 * MiB, chunkCount: 8 });
+  return measureDurable(root, io, arena, new BatchSource(makePayloads()), options, params);
+}
+
 async function measureDurable(root: string, io: NodeIo, arena: AlignedArena, source: BatchSource, options: BenchOptions, params: HotpathParams) {
   const durableP50us = new Map<string, number[]>();
   const total = params.durableBatches;
@@ -510,14 +517,22 @@ async function measureDurable(root: string, io: NodeIo, arena: AlignedArena, sou
       return { units: total * RECORDS_PER_BATCH, checksum: total };
     },
   });
-  for (const mode of ['buffered', 'direct'] as const) {
-    for (const producers of [1, 16]) {
-      const name = `seglog ${mode} p${producers}`;
+  // 'preallocate': the same log with LogConfig.preallocate (zero-filled reservation, off by default), one producer:
+  // appends then overwrite written blocks, whose fdatasync costs less than one that extends the file (issue 18).
+  const variants = [
+    { mode: 'buffered', producers: 1, preallocate: false }, { mode: 'buffered', producers: 16, preallocate: false },
+    { mode: 'direct', producers: 1, preallocate: false }, { mode: 'direct', producers: 16, preallocate: false },
+    { mode: 'buffered', producers: 1, preallocate: true }, { mode: 'direct', producers: 1, preallocate: true },
+  ] as const;
+  for (const { mode, producers, preallocate } of variants) {
+    {
+      const key = `seglog ${mode}${preallocate ? ' preallocate' : ''}`;
+      const name = `${key} p${producers}`;
       let log: Log | null = null;
       let dir = '';
       cases.push({
         name,
-        before: async () => { dir = path.join(root, `d${n++}`); log = await openSeglog(io, dir, mode, arena); },
+        before: async () => { dir = path.join(root, `d${n++}`); log = await openSeglog(io, dir, mode, arena, preallocate); },
         run: async () => {
           const lat = new Float64Array(total);
           let next = 0;
@@ -533,7 +548,7 @@ async function measureDurable(root: string, io: NodeIo, arena: AlignedArena, sou
             }
           };
           await Promise.all(Array.from({ length: producers }, producer));
-          if (producers === 1) push(durableP50us, `seglog ${mode}`, p50(lat));
+          if (producers === 1) push(durableP50us, key, p50(lat));
           return { units: total * RECORDS_PER_BATCH, checksum: l.durableOffset === total * RECORDS_PER_BATCH ? total : 0 };
         },
         after: async () => { await log?.close(); rmSync(dir, { recursive: true, force: true }); },

@@ -60,8 +60,9 @@ export function sizeSetup(batchBytes: number, totalTarget: number, valueBytes = 
   return { batchBytes, batches, views: batches.map((b) => new RecordBatch(b)), count, totalBytes };
 }
 
-export function logConfig(writeMode: WriteMode, segmentBytes: number): LogConfig {
-  return new LogConfig({ segmentBytes, retentionMs: -1, writeMode, maxMessageBytes: 2 * MiB });
+/** `preallocate`: zero-filled reservation growth (LogConfig.preallocate, off by default). */
+export function logConfig(writeMode: WriteMode, segmentBytes: number, preallocate = false): LogConfig {
+  return new LogConfig({ segmentBytes, retentionMs: -1, writeMode, maxMessageBytes: 2 * MiB, preallocate });
 }
 
 export interface PlacementTotals { appendCaller: number; appendPool: number; readCaller: number; readPool: number }

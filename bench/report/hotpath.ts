@@ -37,11 +37,13 @@ export async function hotpathSection(report: Report, root: string, options: Benc
   const rows: string[][] = [['raw writeSync + fdatasyncSync', '-', fmt(raw.samples), '1.00x', '-']];
   for (const c of r.durable) {
     if (c.name === 'raw') continue;
-    const mode = c.name.includes('direct') ? 'direct' : 'buffered';
+    // 'seglog buffered p1' -> 'buffered'; 'seglog direct preallocate p1' -> 'direct-preallocate'.
+    const key = c.name.replace(/ p\d+$/, '');
+    const mode = key.replace(/^seglog /, '').replaceAll(' ', '-');
     const producers = c.name.endsWith('p16') ? 16 : 1;
     const rate = report.figure(`hotpath.durable.${mode}.p${producers}.recps`, 'records/s', c.rates);
     if (producers === 1) {
-      const p50 = report.figure(`hotpath.durable.${mode}.p50us`, 'µs', r.durableP50us.get(`seglog ${mode}`) ?? []);
+      const p50 = report.figure(`hotpath.durable.${mode}.p50us`, 'µs', r.durableP50us.get(key) ?? []);
       rows.push([c.name, fmt(rate.samples), fmt(p50.samples), ratio(stat(p50.samples).median, stat(raw.samples).median), '-']);
     } else {
       rows.push([c.name, fmt(rate.samples), '-', '-', ratio(stat(rate.samples).median, report.med(`hotpath.durable.${mode}.p1.recps`))]);

@@ -16,6 +16,7 @@
         "csrc/crc32c-binding.cc",
         "csrc/fs-ops.cc",
         "csrc/sendfile.cc",
+        "csrc/pwritev-datasync.cc",
         "csrc/aligned-alloc.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],

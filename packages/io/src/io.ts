@@ -79,6 +79,16 @@ export interface IoFile {
   preadSync(buffer: Uint8Array, position: number, length?: number): number;
   pwriteSync(buffer: Uint8Array, position: number): void;
   fdatasync(): Promise<void>;
+  /**
+   * pwritev(buffers, position), then fdatasync() once the write completed, as
+   * one operation (NodeIo: one threadpool job through the native addon, else
+   * the two calls in turn). Resolves when both succeeded: the bytes, and
+   * every byte written to the file before the call, are durable. Rejects with
+   * the write's error (nothing synced) or the sync's (written, NOT durable: the
+   * caller fails stop and never retries the sync). No buffers (or only empty
+   * ones): just the fdatasync.
+   */
+  pwritevDatasync(buffers: readonly Uint8Array[], position: number): Promise<void>;
   fsync(): Promise<void>;
   truncate(size: number): Promise<void>;
   /** Reserve [position, position+length) per mode. */

@@ -8,7 +8,7 @@
 //
 // Crash points: every mutating call (pwrite, pwritev, pwriteSync, truncate,
 // allocate, fdatasync, fsync, open with create, mkdir, rename, unlink, rmdir,
-// fsyncDir) is numbered 1, 2, ... when it starts, after its arguments and
+// fsyncDir; pwritevDatasync is two: its write's, then its sync's) is numbered 1, 2, ... when it starts, after its arguments and
 // handle are validated and before it changes anything. With `crashAt: N`, or
 // when `onCrashPoint` returns true, the simulation halts there: the call
 // rejects with SEGLOG_ERR_IO_CRASHED and so does every later call on this
@@ -328,6 +328,25 @@ class SimFile implements IoFile {
   }
 
   async fdatasync(): Promise<void> {
+    this.sync('fdatasync');
+  }
+
+  /**
+   * The write, then the sync, each with its own crash point (as NodeIo's one
+   * job makes two syscalls): a crash at the sync's point leaves the write
+   * pending, exactly as if the sync never ran, and the call rejects (nothing
+   * is acknowledged). A failed write never syncs.
+   */
+  async pwritevDatasync(buffers: readonly Uint8Array[], position: number): Promise<void> {
+    assert(Number.isSafeInteger(position) && position >= 0, 'pwritevDatasync: position must be a non-negative safe integer');
+    // NodeIo's checks, in its order, even when there is nothing to write.
+    this.usable('pwritev', true);
+    let at = position;
+    for (const buffer of buffers) {
+      this.aligned('pwritev', at, buffer.byteLength, buffer);
+      at += buffer.byteLength;
+    }
+    if (at > position) this.pwritevSync(buffers, position, 'pwritev');
     this.sync('fdatasync');
   }
 

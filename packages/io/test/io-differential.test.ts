@@ -1,10 +1,15 @@
-// The same random sequence of operations against NodeIo (a real temp dir) and
-// SimIo (no faults, no crash) must give the same results, the same error
-// codes and the same tree. This keeps SimIo honest: engine tests run on it.
+// The same random sequence of operations against NodeIo (a real temp dir),
+// NodeIo without the addon's one-job pwritevDatasync (an injected node:fs,
+// so the write-then-fdatasync fallback runs) and SimIo (no faults, no crash)
+// must give the same results, the same error codes and the same tree. This
+// keeps SimIo honest (engine tests run on it) and the native write+sync path
+// equal to its fallback.
+import fs from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { capabilities } from '@seglog/native';
 import { NodeIo, SimIo } from '../src/index.js';
-import type { AllocateMode, Io, IoFile } from '../src/index.js';
+import type { AllocateMode, Io, IoFile, NodeIoFs } from '../src/index.js';
 import { codeOf, dumpTree, tempDir } from './helpers.js';
 
 const SLOTS = 3;
@@ -15,7 +20,7 @@ type Op =
   | { op: 'open'; slot: number; name: Name; create: boolean; exclusive: boolean; readOnly: boolean }
   | { op: 'close' | 'fdatasync' | 'fsync' | 'size'; slot: number }
   | { op: 'pwrite' | 'pwriteSync'; slot: number; position: number; data: Uint8Array }
-  | { op: 'pwritev'; slot: number; position: number; parts: Uint8Array[] }
+  | { op: 'pwritev' | 'pwritevDatasync'; slot: number; position: number; parts: Uint8Array[] }
   | { op: 'pread' | 'preadSync'; slot: number; position: number; length: number }
   | { op: 'truncate'; slot: number; size: number }
   | { op: 'allocate'; slot: number; position: number; length: number; mode: AllocateMode }
@@ -38,7 +43,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   },
   { weight: 2, arbitrary: fc.record({ op: fc.constantFrom('close' as const, 'fdatasync' as const, 'fsync' as const, 'size' as const), slot }) },
   { weight: 5, arbitrary: fc.record({ op: fc.constantFrom('pwrite' as const, 'pwriteSync' as const), slot, position, data }) },
-  { weight: 3, arbitrary: fc.record({ op: fc.constant('pwritev' as const), slot, position, parts: fc.array(data, { maxLength: 4 }) }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constantFrom('pwritev' as const, 'pwritevDatasync' as const), slot, position, parts: fc.array(data, { maxLength: 4 }) }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constantFrom('pread' as const, 'preadSync' as const), slot, position, length: fc.integer({ min: 0, max: 5000 }) }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('truncate' as const), slot, size: fc.integer({ min: 0, max: 10000 }) }) },
   {
@@ -97,6 +102,9 @@ async function exec(io: Io, slots: Array<IoFile | null>, op: Op, root: string): 
       case 'pwritev':
         await file.pwritev(op.parts, op.position);
         return 'written';
+      case 'pwritevDatasync':
+        await file.pwritevDatasync(op.parts, op.position);
+        return 'written and synced';
       case 'pread':
       case 'preadSync': {
         const buffer = Buffer.alloc(op.length);
@@ -141,32 +149,53 @@ async function exec(io: Io, slots: Array<IoFile | null>, op: Op, root: string): 
   return code === 'ok' ? value : code;
 }
 
+/** node:fs passed through: NodeIo then never uses the addon's pwritevDatasync (the fallback path). */
+const plainFs = {
+  write: fs.write, writev: fs.writev, read: fs.read, writeSync: fs.writeSync, readSync: fs.readSync,
+} as unknown as NodeIoFs;
+
 async function runBoth(ops: readonly Op[]): Promise<void> {
   const { dir, cleanup } = tempDir('diff');
   const root = `${dir}/root`;
+  const fallbackRoot = `${dir}/fallback`;
   const node = new NodeIo();
+  const fallback = new NodeIo({ fs: plainFs });
   const sim = new SimIo();
   const nodeSlots: Array<IoFile | null> = new Array<IoFile | null>(SLOTS).fill(null);
+  const fallbackSlots: Array<IoFile | null> = new Array<IoFile | null>(SLOTS).fill(null);
   const simSlots: Array<IoFile | null> = new Array<IoFile | null>(SLOTS).fill(null);
   try {
     await node.mkdir(root);
+    await fallback.mkdir(fallbackRoot);
     await sim.mkdir(root, { recursive: true });
     const nodeResults: string[] = [];
+    const fallbackResults: string[] = [];
     const simResults: string[] = [];
     for (const op of ops) {
       nodeResults.push(`${op.op}: ${await exec(node, nodeSlots, op, root)}`);
+      fallbackResults.push(`${op.op}: ${await exec(fallback, fallbackSlots, op, fallbackRoot)}`);
       simResults.push(`${op.op}: ${await exec(sim, simSlots, op, root)}`);
       expect(simResults).toEqual(nodeResults);
+      expect(fallbackResults).toEqual(nodeResults);
     }
-    expect(await dumpTree(sim, root)).toEqual(await dumpTree(node, root));
+    const tree = await dumpTree(node, root);
+    expect(await dumpTree(sim, root)).toEqual(tree);
+    expect(await dumpTree(fallback, fallbackRoot)).toEqual(tree);
+    // Which path served pwritevDatasync: the addon when present, never for the injected fs.
+    expect(fallback.stats.writeSyncNative).toBe(0);
+    if (capabilities.pwritevDatasync) expect(node.stats.writeSyncFallback).toBe(0);
+    else expect(node.stats.writeSyncNative).toBe(0);
     for (let i = 0; i < SLOTS; i++) {
       await nodeSlots[i]?.close();
+      await fallbackSlots[i]?.close();
       await simSlots[i]?.close();
     }
     expect(node.openHandles()).toEqual([]);
+    expect(fallback.openHandles()).toEqual([]);
     expect(sim.openHandles()).toEqual([]);
   } finally {
     for (const f of nodeSlots) await f?.close().catch(() => {});
+    for (const f of fallbackSlots) await f?.close().catch(() => {});
     cleanup();
   }
 }
@@ -183,6 +212,24 @@ describe('NodeIo and SimIo agree', () => {
   it('on random operation sequences: results, error codes and final tree', async () => {
     const sequences = fc.array(opArb, { minLength: 5, maxLength: 60 }).map((ops) => [...prologue, ...ops]);
     await fc.assert(fc.asyncProperty(sequences, runBoth), { numRuns: 150 });
+  });
+
+  it('on pwritevDatasync: appends, overwrites, holes, empty parts, read-only and closed handles', async () => {
+    const bytes = (n: number, v: number): Uint8Array => new Uint8Array(n).fill(v);
+    await runBoth([
+      ...prologue,
+      { op: 'pwritevDatasync', slot: 0, position: 0, parts: [bytes(3000, 1), bytes(0, 0), bytes(1500, 2)] },
+      { op: 'pwritevDatasync', slot: 0, position: 4000, parts: [bytes(200, 3)] },
+      { op: 'pwritevDatasync', slot: 0, position: 9000, parts: [bytes(10, 4)] },
+      { op: 'pwritevDatasync', slot: 1, position: 0, parts: [] },
+      { op: 'pread', slot: 0, position: 0, length: 9010 },
+      { op: 'open', slot: 2, name: 'a', create: false, exclusive: false, readOnly: true },
+      { op: 'pwritevDatasync', slot: 2, position: 0, parts: [bytes(1, 5)] },
+      { op: 'close', slot: 1 },
+      { op: 'open', slot: 1, name: 'b', create: false, exclusive: false, readOnly: false },
+      { op: 'close', slot: 1 },
+      { op: 'pwritevDatasync', slot: 1, position: 0, parts: [bytes(1, 6)] },
+    ]);
   });
 
   it('on the rename and directory edge cases', async () => {

@@ -51,6 +51,11 @@ class DelayFile implements IoFile {
   preadSync(buffer: Uint8Array, position: number, length?: number): number { return this.inner.preadSync(buffer, position, length); }
   pwriteSync(buffer: Uint8Array, position: number): void { this.inner.pwriteSync(buffer, position); }
   fdatasync(): Promise<void> { return this.inner.fdatasync(); }
+  /** Held like pwrite (one buffer, as the direct writer issues it); the sync follows the held write. */
+  pwritevDatasync(buffers: readonly Uint8Array[], position: number): Promise<void> {
+    if (!this.owner.holding || buffers.length !== 1) return this.inner.pwritevDatasync(buffers, position);
+    return this.pwrite(buffers[0] as Uint8Array, position).then(() => this.inner.fdatasync());
+  }
   fsync(): Promise<void> { return this.inner.fsync(); }
   truncate(size: number): Promise<void> { return this.inner.truncate(size); }
   allocate(position: number, length: number, mode: AllocateMode): Promise<void> { return this.inner.allocate(position, length, mode); }
@@ -124,6 +129,7 @@ function recorder(check?: (position: number, lastOffset: number) => void): Recor
     onWriteError(error) {
       errors.push(error);
     },
+    wantsSync: () => false,
   };
 }
 
@@ -170,9 +176,13 @@ describe('DirectSegmentWriter on SimIo', () => {
     const file = await dio.open('/seg.log', { create: true, direct: true });
     const rec = recorder();
     const writer = new DirectSegmentWriter(file, 0, rec, { arena, alignment: 4096, maxInFlight: 4, minWriteBytes: 4096 });
+    // Writes are issued from a microtask after enqueue(): let each go before the next batch.
     writer.enqueue(batchBytes(1, 8192), 0, 9); // write A [0, 8192), whole pages, in flight
+    await flushMicrotasks();
     writer.enqueue(batchBytes(2, 8192), 8192, 19); // whole pages: write B [8192, 16384)
+    await flushMicrotasks();
     writer.enqueue(batchBytes(3, 8192), 16384, 29); // write C
+    await flushMicrotasks();
     expect(dio.pending.map((w) => w.position)).toEqual([0, 8192, 16384]);
     await dio.complete(2); // C first
     await dio.complete(1); // then B
@@ -190,9 +200,11 @@ describe('DirectSegmentWriter on SimIo', () => {
     const file = await dio.open('/seg.log', { create: true, direct: true });
     const rec = recorder();
     const writer = new DirectSegmentWriter(file, 0, rec, { arena, alignment: 4096 });
-    writer.enqueue(batchBytes(1, 100), 0, 0); // issued at once: [0, 4096) padded
+    writer.enqueue(batchBytes(1, 100), 0, 0); // issued after this step (a microtask): [0, 4096) padded
+    await flushMicrotasks();
     writer.enqueue(batchBytes(2, 100), 100, 1); // same page, under the in-flight write
     writer.enqueue(batchBytes(3, 100), 200, 2);
+    await flushMicrotasks();
     expect(dio.pending).toHaveLength(1); // the rewrite waits for the first write
     expect(writer.pageCopies).toBe(1);
     await dio.complete(0);
@@ -249,6 +261,7 @@ describe('DirectSegmentWriter on SimIo', () => {
     const rec = recorder();
     const writer = new DirectSegmentWriter(file, 0, rec, { arena, alignment: 4096 });
     writer.enqueue(batchBytes(1, 5000), 0, 0);
+    await flushMicrotasks(); // issued (and completed by SimIo) on its own: the second write is the one that fails
     writer.enqueue(batchBytes(2, 5000), 5000, 1);
     await expect(writer.drain()).rejects.toMatchObject({ code: 'SEGLOG_ERR_IO_EIO' });
     expect(rec.errors).toHaveLength(1);
@@ -311,6 +324,7 @@ async function runProperty(batches: ReadonlyArray<{ size: number; settle: number
     expected.push(b);
     boundaries.add(position + size);
     if (!writer.enqueue(b, position, i)) await Promise.all([writer.whenRoom(), dio.completeAll(pick)]);
+    await flushMicrotasks(); // writes are issued from a microtask after enqueue()
     ref.enqueue(Buffer.from(b), position, i);
     position += size;
     for (let k = 0; k < settle && dio.pending.length > 0; k++) await dio.complete(pick(dio.pending.length));

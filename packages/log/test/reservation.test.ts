@@ -13,7 +13,7 @@ import type { PreallocateMode } from '../src/segment/segment-reservation.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
-const listener = { onWritten: () => undefined, onWriteError: () => undefined };
+const listener = { onWritten: () => undefined, onWriteError: () => undefined, wantsSync: () => false };
 
 async function reserve(io: Io, mode: PreallocateMode, options: { segmentBytes?: number; floor?: number; logicalEnd?: number } = {}) {
   await io.mkdir('/d', { recursive: true });

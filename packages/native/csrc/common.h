@@ -34,6 +34,7 @@ Napi::Object ErrnoError(Napi::Env env, int err, const char* syscall);
 void InitCrc32c(Napi::Env env, Napi::Object exports);
 void InitFsOps(Napi::Env env, Napi::Object exports, Napi::Object features);
 void InitSendfile(Napi::Env env, Napi::Object exports, Napi::Object features);
+void InitPwritevDatasync(Napi::Env env, Napi::Object exports, Napi::Object features);
 void InitAlignedAlloc(Napi::Env env, Napi::Object exports);
 
 }  // namespace seglog

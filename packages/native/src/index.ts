@@ -148,6 +148,31 @@ export const sendfile: ((socketFd: number, fileFd: number, position: number, len
     });
   };
 
+const rawPwritevDatasync = binding?.pwritevDatasync;
+
+/**
+ * pwritev(2) of `buffers` at `position`, then fdatasync(2) of the file, in ONE
+ * libuv threadpool job (one worker wake-up and one completion instead of two:
+ * a durable append's write and its sync). Resolves once every byte is written
+ * and the fdatasync, issued after the write completed, returned success (so
+ * every byte written to the file before the call is durable too). Short writes
+ * continue; a write that makes no progress fails with errno EIO and
+ * context.noProgress. Rejects with a NativeError (code
+ * SEGLOG_ERR_NATIVE_PWRITEV_DATASYNC, `syscall` 'pwritev': nothing synced, or
+ * 'fdatasync': written, not durable; context.bytesWritten). The fd is dup()ed
+ * and every buffer is referenced until the job ends: the caller may reuse the
+ * array, not the buffers' bytes. At most 1024 buffers (IOV_MAX).
+ */
+export const pwritevDatasync: ((fd: number, buffers: readonly Uint8Array[], position: number) => Promise<void>) | null =
+  rawPwritevDatasync === undefined ? null : (fd, buffers, position) => {
+    checkFd(fd, 'pwritevDatasync: fd must be an integer >= 0');
+    checkPosition(position, 'pwritevDatasync: position must be a safe integer >= 0');
+    assert(buffers.length >= 1 && buffers.length <= 1024, 'pwritevDatasync: 1..1024 buffers');
+    return rawPwritevDatasync(fd, buffers, position).then(undefined, (error: unknown) => {
+      throw nativeErrorFrom(error, NativeErrorCode.pwritevDatasync, { fd, position });
+    });
+  };
+
 const rawAlignedAlloc = binding?.alignedAlloc;
 
 /**

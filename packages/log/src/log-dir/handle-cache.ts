@@ -404,6 +404,9 @@ export class CachedFile implements IoFile {
   fdatasync(): Promise<void> {
     return this.use('fdatasync', (file) => file.fdatasync());
   }
+  pwritevDatasync(buffers: readonly Uint8Array[], position: number): Promise<void> {
+    return this.use('pwritev', (file) => file.pwritevDatasync(buffers, position));
+  }
   fsync(): Promise<void> {
     return this.use('fsync', (file) => file.fsync());
   }

@@ -5,6 +5,13 @@
 // position and releases every durable() waiter below it. One round runs at a
 // time; waiters above it start the next round once their bytes are written.
 //
+// A write of the active segment may carry the fdatasync itself (one pool job,
+// IoFile.pwritevDatasync): wantsSyncWith() decides as the write is issued,
+// syncedByWrite() acknowledges when it completed — only when nothing but the
+// active segment's file holds non-durable data, no directory fsync is due,
+// the flusher is not paused and the active segment's index write-backs have
+// landed; otherwise the waiters stay for a round (which syncs again).
+//
 // Invariants: the durable position only advances after the fdatasync that
 // covers it completed (never acknowledge before the sync, never retry a
 // failed one: a failure is fail-stop through onFailure). Sealed segments'
@@ -14,6 +21,7 @@
 // deletes or truncates segments, so a round never syncs a removed file.
 // Owns: the flush target, the directory-dirty flag, the flush.ms timer.
 
+import { assert } from '@seglog/common';
 import { Priority } from '@seglog/io';
 import type { Io } from '@seglog/io';
 import type { LogConfig } from '../log-config.js';
@@ -113,6 +121,45 @@ export class LogFlusher {
     if (written <= durable) return false;
     const waiter = this.durableWaiters.minOffset();
     return (waiter !== undefined && waiter < written) || this.target > durable;
+  }
+
+  /**
+   * Whether a write of `segment` whose last batch ends at `lastOffset` should
+   * carry the fdatasync: a durable() waiter wants an offset it covers, or the
+   * flush policy wants a flush, and the sync alone would make the log durable
+   * up to its end (see syncedByWrite).
+   */
+  wantsSyncWith(segment: Segment, lastOffset: number): boolean {
+    if (!this.syncAloneSuffices(segment)) return false;
+    const waiter = this.durableWaiters.minOffset();
+    return (waiter !== undefined && waiter <= lastOffset) || this.target > this.positions.durable;
+  }
+
+  /**
+   * A write of `segment` that carried the fdatasync completed: every offset
+   * below `upTo` is in its file and durable. Advances the durable position
+   * and releases the waiters below it, unless something else still needs a
+   * round (then the waiters wait for it).
+   */
+  syncedByWrite(segment: Segment, upTo: number): void {
+    this.metrics.flushes++;
+    if (!this.syncAloneSuffices(segment) || !segment.indexesSettled) return;
+    assert(upTo <= this.positions.written, 'LogFlusher.syncedByWrite: synced beyond the written position');
+    this.metrics.writeSyncAcks++;
+    if (upTo > this.positions.durable) this.positions.durable = upTo;
+    this.lastFlushMs = this.now();
+    this.durableWaiters.releaseBelow(this.positions.durable);
+  }
+
+  /**
+   * An fdatasync of `segment`'s file alone makes everything written durable:
+   * the log is open, the flusher not paused (no truncation or deletion under
+   * way), no directory fsync is due, `segment` is the active one and every
+   * offset below its base is durable already.
+   */
+  private syncAloneSuffices(segment: Segment): boolean {
+    if (this.positions.state !== 'open' || this.paused > 0 || this.dirDirty) return false;
+    return segment === this.segments.active && this.positions.durable >= segment.baseOffset;
   }
 
   /** Starts a round unless one runs, the flusher is paused, or nothing is wanted. */

@@ -119,7 +119,7 @@ export function buildLogParts(input: LogPartsInput): LogParts {
     dir, config, positions, segments, local, flusher,
     producerState, epochCache, now, failWith,
   });
-  const acks = new LogAcks({ positions, failStop, flusher, writtenWaiters, durableWaiters });
+  const acks = new LogAcks({ positions, failStop, flusher, writeQueue, writtenWaiters, durableWaiters });
   const truncation = new LogTruncation({
     dir, positions, segments, local, flusher,
     producerState, epochCache, writtenWaiters,

@@ -133,8 +133,10 @@ export interface LogMetrics {
   appendedBytes: number;
   /** pwritev calls of the segment writers. */
   writes: number;
-  /** .log fdatasync calls. */
+  /** .log fdatasync calls (rounds' and those carried by a write). */
   flushes: number;
+  /** Writes that carried the fdatasync and acknowledged durable() waiters without a flush round. */
+  writeSyncAcks: number;
   dirSyncs: number;
   rolls: number;
   deletedSegments: number;

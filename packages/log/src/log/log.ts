@@ -143,7 +143,7 @@ export class Log {
     this.config = config;
     this.topic = options.topic;
     this.partition = options.partition;
-    this.metrics = { appends: 0, appendedBytes: 0, writes: 0, flushes: 0, dirSyncs: 0, rolls: 0, deletedSegments: 0, directSegments: 0, directFallbacks: 0 };
+    this.metrics = { appends: 0, appendedBytes: 0, writes: 0, flushes: 0, writeSyncAcks: 0, dirSyncs: 0, rolls: 0, deletedSegments: 0, directSegments: 0, directFallbacks: 0 };
     this.epochCache = loaded.epochCache;
     this.producerState = loaded.producerState;
     this.placement = newPlacementMetrics();

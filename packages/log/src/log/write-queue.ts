@@ -23,7 +23,10 @@
 //
 // Hot path: enqueue() runs per accepted append (caller or pool); it
 // allocates nothing (the writer's listener closures are made once per
-// segment, in activate()).
+// segment, in activate()). A write carries the fdatasync (one pool job)
+// when the flusher says a durable() waiter or the flush policy wants bytes
+// it covers (LogFlusher.wantsSyncWith); its completion then acknowledges
+// (LogFlusher.syncedByWrite) without a flush round.
 
 import { AlignedArena } from '@seglog/io';
 import type { Io, IoFile } from '@seglog/io';
@@ -187,6 +190,11 @@ export class WriteQueue {
     return this.writer.drain();
   }
 
+  /** Issues now a write still waiting for its microtask (a durable() waiter just arrived: see SegmentWriter.issueQueued). */
+  issueQueued(): void {
+    if (this.writerReady) this.writer.issueQueued();
+  }
+
   /** The tail cache now holds (only) `segment`'s bytes: a roll or a full truncation. */
   setCacheBase(segment: Segment): void {
     this.cacheBaseOffset = segment.baseOffset;
@@ -256,8 +264,9 @@ export class WriteQueue {
 
   private newBufferedWriter(segment: Segment): SegmentWriter {
     const writer: BufferedSegmentWriter = new BufferedSegmentWriter(segment.logFile.file, segment.size, {
-      onWritten: (position, lastOffset) => this.onWritten(segment, writer, position, lastOffset),
+      onWritten: (position, lastOffset, syncedLastOffset) => this.onWritten(segment, writer, position, lastOffset, syncedLastOffset),
       onWriteError: (error) => this.onFailure(error),
+      wantsSync: (lastOffset) => this.flusher.wantsSyncWith(segment, lastOffset),
     }, this.writerLimits);
     return writer;
   }
@@ -281,8 +290,9 @@ export class WriteQueue {
     this.arena ??= new AlignedArena({ chunkBytes: MiB, chunkCount: 8 });
     try {
       const writer: DirectSegmentWriter = await DirectSegmentWriter.open(file, segment.size, {
-        onWritten: (position, lastOffset) => this.onWritten(segment, writer, position, lastOffset),
+        onWritten: (position, lastOffset, syncedLastOffset) => this.onWritten(segment, writer, position, lastOffset, syncedLastOffset),
         onWriteError: (error) => this.onFailure(error),
+        wantsSync: (lastOffset) => this.flusher.wantsSyncWith(segment, lastOffset),
       }, { arena: this.arena, alignment: this.io.directAlignment });
       this.directFile = file;
       return writer;
@@ -306,7 +316,7 @@ export class WriteQueue {
     }
   }
 
-  private onWritten(segment: Segment, writer: SegmentWriter & { readonly writes: number }, position: number, lastOffset: number): void {
+  private onWritten(segment: Segment, writer: SegmentWriter & { readonly writes: number }, position: number, lastOffset: number, syncedLastOffset: number): void {
     this.metrics.writes += writer.writes - this.writerWrites;
     this.writerWrites = writer.writes;
     segment.readablePosition = position;
@@ -316,6 +326,8 @@ export class WriteQueue {
     if (positions.state === 'offline') return;
     if (lastOffset + 1 > positions.written) positions.written = lastOffset + 1;
     this.writtenWaiters.releaseBelow(positions.written);
+    // The write carried the fdatasync: acknowledge before looking for a round (which then finds nothing to do).
+    if (syncedLastOffset >= 0) this.flusher.syncedByWrite(segment, syncedLastOffset + 1);
     this.flusher.maybeStart();
   }
 }

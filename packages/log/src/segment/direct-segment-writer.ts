@@ -31,6 +31,11 @@
 // - Staged bytes not yet written are merged into the next write: a write
 //   covers everything staged in its region when it is issued (up to
 //   maxWriteBytes), so queued small batches become one write.
+// - A write carries the fdatasync (pwritevDatasync, one pool job) only when
+//   no other write is in flight, so every byte below its end is in the file
+//   when the sync runs, and the listener's wantsSync says a waiter wants a
+//   batch it covers. Writes are issued from a microtask after enqueue() (see
+//   segment-writer.ts), unless the batch went to the backlog.
 // - Backpressure, never failure: when no staging memory is free, enqueue()
 //   keeps the rest of the batch by reference (the Log owns a queued buffer
 //   until it is written anyway) and returns false; hasRoom(bytes) answers
@@ -79,6 +84,8 @@ class WriteSlot {
   chunk: StagingChunk | null;
   logicalEnd: number;
   done: boolean;
+  /** The write carries the fdatasync (issued with nothing else in flight). */
+  sync: boolean;
   readonly onDone: () => void;
   readonly onFail: (error: unknown) => void;
 
@@ -86,6 +93,7 @@ class WriteSlot {
     this.chunk = null;
     this.logicalEnd = 0;
     this.done = false;
+    this.sync = false;
     this.onDone = () => writer.settled(this, undefined, false);
     this.onFail = (error: unknown) => writer.settled(this, error, true);
   }
@@ -106,6 +114,8 @@ export class DirectSegmentWriter implements SegmentWriter {
   private readonly minWriteBytes: number;
   private readonly maxBacklogBatches: number;
   private readonly slots: WriteSlot[];
+  /** The one-buffer vector of a write that carries the sync (reused; the Io copies it). */
+  private readonly iov: Uint8Array[];
   private slotHead: number;
   private inFlight: number;
   /** The newest in-flight write when it ends inside a page (the next write must wait for it). */
@@ -127,8 +137,12 @@ export class DirectSegmentWriter implements SegmentWriter {
   private hydrated: boolean;
   private readonly drainWaiters: Waiter[];
   private readonly roomWaiters: Waiter[];
-  /** Writes issued, enqueues that went to the backlog (metrics; pageCopies: tail-page copies to fresh memory). */
+  /** A pump is queued as a microtask (writes are issued after the enqueuing step). */
+  private pumpScheduled: boolean;
+  private readonly onPump: () => void;
+  /** Writes issued, those that carried the fdatasync, enqueues that went to the backlog (metrics; pageCopies: tail-page copies to fresh memory). */
   writes: number;
+  writeSyncs: number;
   backlogged: number;
 
   constructor(file: IoFile, startPosition: number, listener: SegmentWriterListener, options: DirectWriterOptions) {
@@ -150,6 +164,7 @@ export class DirectSegmentWriter implements SegmentWriter {
     this.staging = new DirectStaging(arena, { alignment, maxChunks, startPosition, path: file.path });
     this.slots = [];
     for (let i = 0; i < this.maxInFlight; i++) this.slots.push(new WriteSlot(this));
+    this.iov = [];
     this.slotHead = 0;
     this.inFlight = 0;
     this.partialSlot = null;
@@ -168,7 +183,14 @@ export class DirectSegmentWriter implements SegmentWriter {
     this.hydrated = startPosition % alignment === 0;
     this.drainWaiters = [];
     this.roomWaiters = [];
+    this.pumpScheduled = false;
+    this.onPump = () => {
+      if (!this.pumpScheduled) return; // issueQueued() ran it already
+      this.pumpScheduled = false;
+      if (!this.closed) this.pump();
+    };
     this.writes = 0;
+    this.writeSyncs = 0;
     this.backlogged = 0;
   }
 
@@ -270,8 +292,15 @@ export class DirectSegmentWriter implements SegmentWriter {
       assert(this.backlog.length - this.backlogHead < this.maxBacklogBatches, 'DirectSegmentWriter.enqueue: backlog full (await whenRoom())');
       this.backlog.push(buffer);
     }
-    if (!staged) this.backlogged++;
-    this.pump();
+    if (!staged) {
+      this.backlogged++;
+      this.pump();
+    } else if (!this.pumpScheduled) {
+      // Issued after this synchronous step, so a durable() call made right
+      // after the append can ride in the same job as the write (wantsSync).
+      this.pumpScheduled = true;
+      queueMicrotask(this.onPump);
+    }
     assert(staged || this.inFlight > 0, 'DirectSegmentWriter: a backlog needs a write in flight to make progress');
     return staged;
   }
@@ -291,6 +320,12 @@ export class DirectSegmentWriter implements SegmentWriter {
 
   sync(): Promise<void> {
     return this.file.fdatasync();
+  }
+
+  issueQueued(): void {
+    if (!this.pumpScheduled) return;
+    this.pumpScheduled = false; // the microtask then does nothing
+    if (!this.closed) this.pump();
   }
 
   /** Drains and sets the file size to the logical end (drops the zero padding). The writer stays usable. */
@@ -378,13 +413,30 @@ export class DirectSegmentWriter implements SegmentWriter {
     slot.chunk = chunk;
     slot.logicalEnd = end;
     slot.done = false;
+    // Only with nothing else in flight: every byte below `end` is then in the file when the sync runs.
+    slot.sync = this.inFlight === 0 && this.wantsSyncBelow(end);
     chunk.writes++;
     chunk.refs++;
     if (memEnd > chunk.frozenEnd) chunk.frozenEnd = memEnd;
     this.inFlight++;
     this.partialSlot = fileEnd === end ? null : slot;
     this.writes++;
-    this.file.pwrite(chunk.buffer.subarray(memStart, memEnd), fileStart).then(slot.onDone, slot.onFail);
+    const bytes = chunk.buffer.subarray(memStart, memEnd);
+    if (slot.sync) {
+      this.writeSyncs++;
+      this.iov[0] = bytes;
+      this.file.pwritevDatasync(this.iov, fileStart).then(slot.onDone, slot.onFail);
+    } else {
+      this.file.pwrite(bytes, fileStart).then(slot.onDone, slot.onFail);
+    }
+  }
+
+  /** The listener's wantsSync for the last whole batch below logical position `end` (none: false). */
+  private wantsSyncBelow(end: number): boolean {
+    let index = this.batchHead;
+    while (index < this.batchEnds.length && (this.batchEnds[index] as number) <= end) index++;
+    if (index === this.batchHead) return false;
+    return this.listener.wantsSync(this.batchLastOffsets[index - 1] as number);
   }
 
   /** A write settled (internal: called by the slot's bound callbacks). */
@@ -402,14 +454,18 @@ export class DirectSegmentWriter implements SegmentWriter {
     slot.done = true;
     this.staging.unref(chunk);
     if (this.failed) return;
-    this.advance();
+    this.advance(slot.sync ? slot.logicalEnd : -1);
     if (this.closed) return;
     this.stageBacklog();
     this.pump();
   }
 
-  /** Pops the completed prefix of writes and reports the batches it covers. */
-  private advance(): void {
+  /**
+   * Pops the completed prefix of writes and reports the batches it covers;
+   * `syncedEnd` ≥ 0: a write that carried the fdatasync made every batch
+   * ending at or below it durable.
+   */
+  private advance(syncedEnd: number): void {
     while (this.inFlight > 0) {
       const oldest = this.slots[this.slotHead] as WriteSlot;
       if (!oldest.done || oldest.chunk !== null) break;
@@ -419,7 +475,11 @@ export class DirectSegmentWriter implements SegmentWriter {
       this.inFlight--;
     }
     let index = this.batchHead;
-    while (index < this.batchEnds.length && (this.batchEnds[index] as number) <= this.completedEnd) index++;
+    let syncedLastOffset = -1;
+    while (index < this.batchEnds.length && (this.batchEnds[index] as number) <= this.completedEnd) {
+      if ((this.batchEnds[index] as number) <= syncedEnd) syncedLastOffset = this.batchLastOffsets[index] as number;
+      index++;
+    }
     if (index === this.batchHead) return;
     this.writtenPositionValue = this.batchEnds[index - 1] as number;
     const lastOffset = this.batchLastOffsets[index - 1] as number;
@@ -429,7 +489,7 @@ export class DirectSegmentWriter implements SegmentWriter {
       this.batchLastOffsets.splice(0, this.batchHead);
       this.batchHead = 0;
     }
-    this.listener.onWritten(this.writtenPositionValue, lastOffset);
+    this.listener.onWritten(this.writtenPositionValue, lastOffset, syncedLastOffset);
     if (this.writtenPositionValue === this.enqueuedPositionValue) {
       const waiters = this.drainWaiters.splice(0);
       for (const waiter of waiters) waiter.resolve();

@@ -81,6 +81,10 @@ export class IndexFile {
   private failure: unknown;
   private failureListener: ((error: unknown) => void) | null;
   private keepFailureFn: ((error: unknown) => void) | null;
+  /** Operations of the serial chain queued or running (settled needs none). */
+  private pendingOps: number;
+  private opDoneFn: (() => void) | null;
+  private opFailedFn: ((error: unknown) => void) | null;
   private tail: Promise<void>;
   private loadedValue: boolean;
   private loading: Promise<void> | null;
@@ -104,6 +108,9 @@ export class IndexFile {
     this.failure = undefined;
     this.failureListener = null;
     this.keepFailureFn = null;
+    this.pendingOps = 0;
+    this.opDoneFn = null;
+    this.opFailedFn = null;
     this.tail = SETTLED;
     this.newlyCreated = state.newlyCreated;
     this.loadedValue = state.loaded ?? true;
@@ -422,12 +429,31 @@ export class IndexFile {
     }
   }
 
+  /**
+   * Nothing to write back and no file operation queued or running (and no
+   * failure kept): drain() would find nothing to do. Lets a write that
+   * carried the fdatasync acknowledge synchronously (LogFlusher.syncedByWrite).
+   */
+  get settled(): boolean {
+    if (this.pendingOps > 0 || this.writeQueued || this.failure !== undefined) return false;
+    if (this.dirtyFrom < this.usedBytesValue) return false;
+    return !(this.sizing === 'exact' && this.fileBytesValue > this.usedBytesValue);
+  }
+
   private enqueue(op: () => Promise<void>): Promise<void> {
     const result = this.tail.then(() => {
       if (this.failure !== undefined) throw this.failure;
       return op();
     });
-    this.tail = result.then(undefined, this.keepFailure);
+    this.pendingOps++;
+    this.opDoneFn ??= () => {
+      this.pendingOps--;
+    };
+    this.opFailedFn ??= (error: unknown) => {
+      this.pendingOps--;
+      this.keepFailure(error);
+    };
+    this.tail = result.then(this.opDoneFn, this.opFailedFn);
     return result;
   }
 

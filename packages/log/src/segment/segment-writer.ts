@@ -16,14 +16,32 @@
 //   onWriteError is called once and drain() rejects with the failure.
 // - A queued buffer is not modified or reused by the writer; the Log owns it
 //   until it is written.
+// - A write may carry the file's fdatasync in the same operation
+//   (IoFile.pwritevDatasync: one threadpool job) when the listener's
+//   wantsSync(lastOffset) says a durable() waiter (or the flush policy) wants
+//   bytes it covers; onWritten then reports the last offset that sync made
+//   durable (every byte below it was in the file when the sync ran), else -1.
+//   The decision is taken when the write is issued, so writes are issued
+//   from a microtask after enqueue(), or earlier by issueQueued() (the Log
+//   calls it from durable(), after registering the waiter): a durable() call
+//   made right after the append, in the same synchronous step, is seen, and
+//   the write still leaves at once (with many producers it overlaps their
+//   next batches' building instead of waiting for all of them).
 
 import { assert } from '@seglog/common';
 import type { IoFile } from '@seglog/io';
 
 export interface SegmentWriterListener {
-  /** Bytes below `writtenPosition` are in the file; `lastOffset` is the last offset they hold. */
-  onWritten(writtenPosition: number, lastOffset: number): void;
+  /**
+   * Bytes below `writtenPosition` are in the file; `lastOffset` is the last
+   * offset they hold. `syncedLastOffset` ≥ 0: a completed fdatasync, issued
+   * after every byte up to that offset's batch end was in the file, made them
+   * durable (the write carried the sync); -1: nothing synced.
+   */
+  onWritten(writtenPosition: number, lastOffset: number, syncedLastOffset: number): void;
   onWriteError(error: unknown): void;
+  /** Asked as a write is issued: should it carry an fdatasync (a waiter wants offsets up to `lastOffset` durable)? */
+  wantsSync(lastOffset: number): boolean;
 }
 
 export interface SegmentWriter {
@@ -33,6 +51,8 @@ export interface SegmentWriter {
   enqueue(buffer: Buffer, position: number, lastOffset: number): void;
   /** Resolves when every enqueued byte is written; rejects with the first write failure. */
   drain(): Promise<void>;
+  /** Issues now what a scheduled pump (microtask) would issue; nothing when none is scheduled. */
+  issueQueued(): void;
   /** fdatasync of the file: makes durable every byte written before it started. */
   sync(): Promise<void>;
   /** Whether `bytes` more can be queued now without exceeding the writer's bound (the Log's caller path). */
@@ -77,6 +97,10 @@ export class BufferedSegmentWriter implements SegmentWriter {
   private inFlightCount: number;
   private inFlightBytes: number;
   private inFlightLastOffset: number;
+  /** The write in flight carries the fdatasync. */
+  private inFlightSync: boolean;
+  /** A pump is queued as a microtask (writes are issued after the enqueuing step). */
+  private pumpScheduled: boolean;
   private writtenPositionValue: number;
   private enqueuedPositionValue: number;
   private failure: unknown;
@@ -86,8 +110,10 @@ export class BufferedSegmentWriter implements SegmentWriter {
   private readonly maxQueuedBytes: number;
   private readonly onDone: () => void;
   private readonly onFail: (error: unknown) => void;
-  /** pwritev calls issued (metrics). */
+  private readonly onPump: () => void;
+  /** pwritev calls issued (metrics); writeSyncs: those that carried the fdatasync. */
   writes: number;
+  writeSyncs: number;
 
   constructor(file: IoFile, startPosition: number, listener: SegmentWriterListener, limits: BufferedWriterLimits = DEFAULT_WRITER_LIMITS) {
     assert(Number.isInteger(startPosition) && startPosition >= 0, 'BufferedSegmentWriter: startPosition must be a non-negative integer');
@@ -103,6 +129,8 @@ export class BufferedSegmentWriter implements SegmentWriter {
     this.inFlightCount = 0;
     this.inFlightBytes = 0;
     this.inFlightLastOffset = -1;
+    this.inFlightSync = false;
+    this.pumpScheduled = false;
     this.writtenPositionValue = startPosition;
     this.enqueuedPositionValue = startPosition;
     this.failure = undefined;
@@ -112,7 +140,13 @@ export class BufferedSegmentWriter implements SegmentWriter {
     this.maxQueuedBytes = limits.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
     this.onDone = () => this.completed();
     this.onFail = (error: unknown) => this.failedWrite(error);
+    this.onPump = () => {
+      if (!this.pumpScheduled) return; // issueQueued() ran it already
+      this.pumpScheduled = false;
+      this.pump();
+    };
     this.writes = 0;
+    this.writeSyncs = 0;
   }
 
   get writtenPosition(): number {
@@ -130,7 +164,12 @@ export class BufferedSegmentWriter implements SegmentWriter {
     this.queue.push(buffer);
     this.queueLastOffsets.push(lastOffset);
     this.enqueuedPositionValue += buffer.length;
-    if (!this.inFlight) this.pump();
+    if (!this.inFlight && !this.pumpScheduled) {
+      // Issued after this synchronous step, so a durable() call made right
+      // after the append rides in the same job as the write (wantsSync).
+      this.pumpScheduled = true;
+      queueMicrotask(this.onPump);
+    }
   }
 
   drain(): Promise<void> {
@@ -141,6 +180,12 @@ export class BufferedSegmentWriter implements SegmentWriter {
 
   sync(): Promise<void> {
     return this.file.fdatasync();
+  }
+
+  issueQueued(): void {
+    if (!this.pumpScheduled) return;
+    this.pumpScheduled = false; // the microtask then finds the write in flight and does nothing
+    this.pump();
   }
 
   hasRoom(bytes: number): boolean {
@@ -177,7 +222,13 @@ export class BufferedSegmentWriter implements SegmentWriter {
     this.inFlightBytes = bytes;
     this.inFlightLastOffset = this.queueLastOffsets[index - 1] as number;
     this.writes++;
-    this.file.pwritev(iov, this.writtenPositionValue).then(this.onDone, this.onFail);
+    this.inFlightSync = this.listener.wantsSync(this.inFlightLastOffset);
+    if (this.inFlightSync) {
+      this.writeSyncs++;
+      this.file.pwritevDatasync(iov, this.writtenPositionValue).then(this.onDone, this.onFail);
+    } else {
+      this.file.pwritev(iov, this.writtenPositionValue).then(this.onDone, this.onFail);
+    }
   }
 
   private completed(): void {
@@ -190,7 +241,7 @@ export class BufferedSegmentWriter implements SegmentWriter {
       this.head = 0;
     }
     this.writtenPositionValue += this.inFlightBytes;
-    this.listener.onWritten(this.writtenPositionValue, this.inFlightLastOffset);
+    this.listener.onWritten(this.writtenPositionValue, this.inFlightLastOffset, this.inFlightSync ? this.inFlightLastOffset : -1);
     if (this.writtenPositionValue === this.enqueuedPositionValue) {
       const waiters = this.drainWaiters.splice(0);
       for (const waiter of waiters) waiter.resolve();

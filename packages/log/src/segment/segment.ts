@@ -513,6 +513,12 @@ export class Segment {
     if (this.txnIndex !== null) await this.txnIndex.drain();
   }
 
+  /** Every index write-back has landed (drainIndexes() would find nothing to wait for). */
+  get indexesSettled(): boolean {
+    if (this.files === null) return true;
+    return this.offsetIndex.settled && this.timeIndex.settled && (this.txnIndex === null || this.txnIndex.settled);
+  }
+
   /** Writes back and fdatasyncs the indexes (rebuildable, so off the hot path). */
   async flushIndexes(): Promise<void> {
     if (this.files === null) return;

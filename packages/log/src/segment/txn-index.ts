@@ -216,6 +216,11 @@ export class TxnIndex {
     return this.storage.drain();
   }
 
+  /** No write-back pending or running and no failure kept (drain() would find nothing to do). */
+  get settled(): boolean {
+    return this.storage.settled;
+  }
+
   /** Reports the first failed file operation (background write-backs included) to `listener` (the log's fail-stop). */
   setFailureListener(listener: (error: unknown) => void): void {
     this.storage.setFailureListener(listener);

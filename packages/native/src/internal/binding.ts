@@ -3,12 +3,13 @@
 // error-converting wrappers from '@seglog/native'.
 
 /** Bumped in csrc/addon.cc with every change of this surface; a stale build is refused. */
-export const ABI_VERSION = 1;
+export const ABI_VERSION = 2;
 
 export interface RawFeatures {
   readonly fallocate: boolean;
   readonly sendfile: boolean;
   readonly fadvise: boolean;
+  readonly pwritevDatasync: boolean;
 }
 
 export interface RawCounters {
@@ -39,6 +40,7 @@ export interface RawBinding {
   fadvise?: (fd: number, offset: number, length: number, advice: number) => void;
   sendfile?: (socketFd: number, fileFd: number, position: number, length: number, idleTimeoutMs: number) => Promise<number>;
   debugCounters?: () => RawCounters;
+  pwritevDatasync?: (fd: number, buffers: readonly Uint8Array[], position: number) => Promise<void>;
 }
 
 /** Members every build has, checked by the loader before anything is called. */
@@ -51,4 +53,5 @@ export const FEATURE_FUNCTIONS = {
   fallocate: ['fallocateSync', 'fallocate'],
   sendfile: ['sendfile', 'debugCounters'],
   fadvise: ['fadvise'],
+  pwritevDatasync: ['pwritevDatasync'],
 } as const satisfies Record<keyof RawFeatures, readonly string[]>;

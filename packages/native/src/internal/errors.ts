@@ -11,6 +11,7 @@ export const NativeErrorCode = {
   fallocate: 'SEGLOG_ERR_NATIVE_FALLOCATE',
   fadvise: 'SEGLOG_ERR_NATIVE_FADVISE',
   sendfile: 'SEGLOG_ERR_NATIVE_SENDFILE',
+  pwritevDatasync: 'SEGLOG_ERR_NATIVE_PWRITEV_DATASYNC',
   alignedAlloc: 'SEGLOG_ERR_NATIVE_ALIGNED_ALLOC',
 } as const;
 export type NativeErrorCode = (typeof NativeErrorCode)[keyof typeof NativeErrorCode];
@@ -55,9 +56,10 @@ function errnoName(errno: number): string {
  * returned unchanged for the caller to rethrow.
  */
 export function nativeErrorFrom(error: unknown, code: NativeErrorCode, context: Readonly<Record<string, unknown>>): unknown {
-  const fields = error as { errno?: unknown; syscall?: unknown; bytesSent?: unknown } | null;
+  const fields = error as { errno?: unknown; syscall?: unknown; bytesSent?: unknown; bytesWritten?: unknown; noProgress?: unknown } | null;
   if (fields === null || typeof fields !== 'object' || typeof fields.errno !== 'number') return error;
   const syscall = typeof fields.syscall === 'string' ? fields.syscall : 'unknown';
-  const extra = typeof fields.bytesSent === 'number' ? { ...context, bytesSent: fields.bytesSent } : context;
+  let extra = typeof fields.bytesSent === 'number' ? { ...context, bytesSent: fields.bytesSent } : context;
+  if (typeof fields.bytesWritten === 'number') extra = { ...extra, bytesWritten: fields.bytesWritten, noProgress: fields.noProgress === true };
   return new NativeError(code, errnoName(fields.errno), syscall, extra, error);
 }

@@ -21,6 +21,8 @@ export interface NativeCapabilities {
   readonly fallocate: boolean;
   readonly sendfile: boolean;
   readonly fadvise: boolean;
+  /** pwritevDatasync exists (Linux builds): a write and an fdatasync in one threadpool job. */
+  readonly pwritevDatasync: boolean;
   readonly alignedAlloc: boolean;
 }
 
@@ -77,7 +79,8 @@ function tryLoad(options: LoadOptions): LoadResult {
     binding,
     capabilities: Object.freeze({
       loaded: true, reason: null, crc32c: true, crc32cHardware: binding.crc32cHardwareAvailable,
-      fallocate: features.fallocate, sendfile: features.sendfile, fadvise: features.fadvise, alignedAlloc: true,
+      fallocate: features.fallocate, sendfile: features.sendfile, fadvise: features.fadvise,
+      pwritevDatasync: features.pwritevDatasync, alignedAlloc: true,
     }),
   };
 }
@@ -87,7 +90,7 @@ function unloaded(reason: string): LoadResult {
     binding: null,
     capabilities: Object.freeze({
       loaded: false, reason, crc32c: false, crc32cHardware: false,
-      fallocate: false, sendfile: false, fadvise: false, alignedAlloc: false,
+      fallocate: false, sendfile: false, fadvise: false, pwritevDatasync: false, alignedAlloc: false,
     }),
   };
 }
