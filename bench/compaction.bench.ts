@@ -69,6 +69,19 @@
 //   So the 1.5x target holds with a limit of 16 MiB/s or less, not at 32 MiB/s or without one (the
 //   default, Kafka's). Meeting it at full speed needs the cleaner's CPU off the event loop (the
 //   filtering in a worker), which is not built.
+//   2026-12-05, the compute worker (cleaner-compute.ts: batch walks, mapping and filtering in a worker
+//   thread at nice 19; SEGLOG_BENCH_COMPACTION_COMPUTE=inline|worker picks the mode):
+//     pnpm bench compaction --runs 5 (worker, load average 2-3): cleaned MB/s 121.7 / 160.1 / 222.1 at
+//     10 / 50 / 90 % (inline the same day under load 4-5: 76.0 / 133.9 / 247.4); caller p50 4.4 / 5.5 µs,
+//     p99 63.8 / 121.6 µs (1.91x) idle / cleaning.
+//     Latency part alone, --runs 5, worker and inline alternating, three pairs at load 2.5-3:
+//     worker 2.57 / 1.40 / 1.80x, inline 2.41 / 1.80 / 1.43x (p50 while cleaning 3.5-4.6 µs worker,
+//     12-18.6 µs inline); three pairs at load 3.4-4.6: worker 2.14 / 1.07 / 1.32x, inline 3.26 / 2.36 / 1.09x.
+//   So the worker takes the cleaner's CPU off the event loop (p50 while cleaning back at idle's, cleaning
+//   faster) but the p99 ratio on this 2-vCPU VM is not below 1.5x either way. A probe (the latency loop
+//   with a PerformanceObserver on 'gc'): none of the slowest 1 % of appends overlapped a GC in worker mode,
+//   so what is left is most likely the pool threads' 256 KiB reads and 1 MiB writes and the worker
+//   competing with the event loop for 2 cores (a wake-up preempts the waker); not proven.
 import { NodeIo } from '@seglog/io';
 import { LogConfig, LogManager } from '@seglog/log';
 import type { Log } from '@seglog/log';

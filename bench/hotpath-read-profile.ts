@@ -17,7 +17,7 @@
 // the CPU time of each read (process.cpuUsage: every thread, so the pool's
 // preads count; unlike wall time it does not grow when other processes take
 // the cores, which makes it the steadier figure on a shared machine).
-import { closeSync, fdatasyncSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -25,7 +25,7 @@ import { Session } from 'node:inspector/promises';
 import { AlignedArena, NodeIo } from '@seglog/io';
 import { fadvise, POSIX_FADV } from '@seglog/native';
 import { median } from './lib/harness.js';
-import { appendBatches, BatchSource, makePayloads, openSeglog, readSeglog, RECORDS_PER_BATCH, VALUE_BYTES } from './lib/hotpath.js';
+import { appendBatches, BatchSource, makePayloads, openSeglog, readFrames, readSeglog, RECORDS_PER_BATCH, VALUE_BYTES } from './lib/hotpath.js';
 
 const MiB = 1024 * 1024;
 const { values } = parseArgs({
@@ -62,30 +62,9 @@ function plainWrite(file: string, source: BatchSource): void {
 
 const readBuf = Buffer.allocUnsafe(MiB);
 function plainRead(file: string): number {
-  const fd = openSync(file, 'r');
-  let sum = 0;
-  let count = 0;
-  let position = 0;
-  let carry = 0;
-  for (;;) {
-    const n = readSync(fd, readBuf, carry, MiB - carry, position);
-    if (n === 0) break;
-    position += n;
-    const have = carry + n;
-    let p = 0;
-    while (p + 4 <= have) {
-      const len = readBuf.readUInt32LE(p);
-      if (p + 4 + len > have) break;
-      sum = (sum + len + readBuf[p + 4]!) >>> 0;
-      count++;
-      p += 4 + len;
-    }
-    carry = have - p;
-    readBuf.copy(readBuf, 0, p, have);
-  }
-  closeSync(fd);
+  const { checksum, records: count } = readFrames(file, readBuf);
   if (count !== records) throw new Error(`plain read ${count} records`);
-  return sum;
+  return checksum;
 }
 
 const root = mkdtempSync(path.join(process.env['SEGLOG_BENCH_DIR'] ?? os.tmpdir(), 'seglog-read-profile-'));

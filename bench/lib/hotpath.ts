@@ -253,6 +253,36 @@ function seglogStore(mode: WriteMode, io: NodeIo, arena: AlignedArena, source: B
   };
 }
 
+/** Reads [u32 length][payload] frames from `file` in `readBuf`-sized preads, parsing every frame (plain fs's read). */
+export function readFrames(file: string, readBuf: Buffer): { checksum: number; records: number } {
+  const fd = openSync(file, 'r');
+  const acc = { checksum: 0, records: 0 };
+  try {
+    let position = 0;
+    let carry = 0; // bytes of a partial frame kept at the start of readBuf
+    for (;;) {
+      const n = readSync(fd, readBuf, carry, readBuf.length - carry, position);
+      if (n === 0) break;
+      position += n;
+      const have = carry + n;
+      let p = 0;
+      while (p + 4 <= have) {
+        const len = readBuf.readUInt32LE(p);
+        if (p + 4 + len > have) break;
+        acc.checksum = (acc.checksum + len + readBuf[p + 4]!) >>> 0;
+        acc.records++;
+        p += 4 + len;
+      }
+      carry = have - p;
+      readBuf.copy(readBuf, 0, p, have);
+    }
+    if (carry !== 0) throw new Error(`plain fs: ${carry} bytes of a torn frame at the end`);
+  } finally {
+    closeSync(fd);
+  }
+  return acc;
+}
+
 function plainStore(source: BatchSource): Store {
   const frameBuf = Buffer.allocUnsafe(RECORDS_PER_BATCH * (VALUE_BYTES + 4) * 2);
   const readBuf = Buffer.allocUnsafe(READ_BYTES);
@@ -275,34 +305,7 @@ function plainStore(source: BatchSource): Store {
       return Promise.resolve(0);
     },
     open: () => Promise.resolve(),
-    readAll(dir) {
-      const fd = openSync(path.join(dir, 'frames'), 'r');
-      const acc = { checksum: 0, records: 0 };
-      try {
-        let position = 0;
-        let carry = 0; // bytes of a partial frame kept at the start of readBuf
-        for (;;) {
-          const n = readSync(fd, readBuf, carry, READ_BYTES - carry, position);
-          if (n === 0) break;
-          position += n;
-          const have = carry + n;
-          let p = 0;
-          while (p + 4 <= have) {
-            const len = readBuf.readUInt32LE(p);
-            if (p + 4 + len > have) break;
-            acc.checksum = (acc.checksum + len + readBuf[p + 4]!) >>> 0;
-            acc.records++;
-            p += 4 + len;
-          }
-          carry = have - p;
-          readBuf.copy(readBuf, 0, p, have);
-        }
-        if (carry !== 0) throw new Error(`plain fs: ${carry} bytes of a torn frame at the end`);
-      } finally {
-        closeSync(fd);
-      }
-      return Promise.resolve(acc);
-    },
+    readAll: (dir) => Promise.resolve(readFrames(path.join(dir, 'frames'), readBuf)),
     close: () => Promise.resolve(),
   };
 }
