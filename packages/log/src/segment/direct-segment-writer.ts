@@ -104,6 +104,13 @@ interface Waiter {
   readonly reject: (error: unknown) => void;
 }
 
+/** The index after the last batch (from `head`) whose end is at or below logical position `end`. */
+function wholeBatchesEnd(batchEnds: readonly number[], head: number, end: number): number {
+  let index = head;
+  while (index < batchEnds.length && (batchEnds[index] as number) <= end) index++;
+  return index;
+}
+
 export class DirectSegmentWriter implements SegmentWriter {
   private readonly file: IoFile;
   private readonly listener: SegmentWriterListener;
@@ -184,11 +191,7 @@ export class DirectSegmentWriter implements SegmentWriter {
     this.drainWaiters = [];
     this.roomWaiters = [];
     this.pumpScheduled = false;
-    this.onPump = () => {
-      if (!this.pumpScheduled) return; // issueQueued() ran it already
-      this.pumpScheduled = false;
-      if (!this.closed) this.pump();
-    };
+    this.onPump = () => this.issueQueued(); // nothing when issueQueued() ran it already
     this.writes = 0;
     this.writeSyncs = 0;
     this.backlogged = 0;
@@ -414,7 +417,8 @@ export class DirectSegmentWriter implements SegmentWriter {
     slot.logicalEnd = end;
     slot.done = false;
     // Only with nothing else in flight: every byte below `end` is then in the file when the sync runs.
-    slot.sync = this.inFlight === 0 && this.wantsSyncBelow(end);
+    const covered = wholeBatchesEnd(this.batchEnds, this.batchHead, end);
+    slot.sync = this.inFlight === 0 && covered > this.batchHead && this.listener.wantsSync(this.batchLastOffsets[covered - 1] as number);
     chunk.writes++;
     chunk.refs++;
     if (memEnd > chunk.frozenEnd) chunk.frozenEnd = memEnd;
@@ -431,13 +435,6 @@ export class DirectSegmentWriter implements SegmentWriter {
     }
   }
 
-  /** The listener's wantsSync for the last whole batch below logical position `end` (none: false). */
-  private wantsSyncBelow(end: number): boolean {
-    let index = this.batchHead;
-    while (index < this.batchEnds.length && (this.batchEnds[index] as number) <= end) index++;
-    if (index === this.batchHead) return false;
-    return this.listener.wantsSync(this.batchLastOffsets[index - 1] as number);
-  }
 
   /** A write settled (internal: called by the slot's bound callbacks). */
   settled(slot: WriteSlot, error: unknown, failed: boolean): void {

@@ -63,6 +63,24 @@ const SETTLED: Promise<void> = Promise.resolve();
 /** Bytes the mirror of an empty index starts with before growing by doubling. */
 export const INITIAL_MIRROR_BYTES = 64 * 1024;
 
+/** How many operations of an IndexFile's serial chain are queued or running; its two callbacks made once. */
+class PendingOps {
+  count: number;
+  readonly done: () => void;
+  readonly failed: (error: unknown) => void;
+
+  constructor(keepFailure: (error: unknown) => void) {
+    this.count = 0;
+    this.done = () => {
+      this.count--;
+    };
+    this.failed = (error: unknown) => {
+      this.count--;
+      keepFailure(error);
+    };
+  }
+}
+
 export class IndexFile {
   private readonly io: Io;
   private pathValue: string;
@@ -81,10 +99,8 @@ export class IndexFile {
   private failure: unknown;
   private failureListener: ((error: unknown) => void) | null;
   private keepFailureFn: ((error: unknown) => void) | null;
-  /** Operations of the serial chain queued or running (settled needs none). */
-  private pendingOps: number;
-  private opDoneFn: (() => void) | null;
-  private opFailedFn: ((error: unknown) => void) | null;
+  /** Operations of the serial chain queued or running (made on first use: settled needs none). */
+  private ops: PendingOps | null;
   private tail: Promise<void>;
   private loadedValue: boolean;
   private loading: Promise<void> | null;
@@ -108,9 +124,7 @@ export class IndexFile {
     this.failure = undefined;
     this.failureListener = null;
     this.keepFailureFn = null;
-    this.pendingOps = 0;
-    this.opDoneFn = null;
-    this.opFailedFn = null;
+    this.ops = null;
     this.tail = SETTLED;
     this.newlyCreated = state.newlyCreated;
     this.loadedValue = state.loaded ?? true;
@@ -435,8 +449,7 @@ export class IndexFile {
    * carried the fdatasync acknowledge synchronously (LogFlusher.syncedByWrite).
    */
   get settled(): boolean {
-    if (this.pendingOps > 0 || this.writeQueued || this.failure !== undefined) return false;
-    if (this.dirtyFrom < this.usedBytesValue) return false;
+    if ((this.ops?.count ?? 0) > 0 || this.writeQueued || this.failure !== undefined || this.dirtyFrom < this.usedBytesValue) return false;
     return !(this.sizing === 'exact' && this.fileBytesValue > this.usedBytesValue);
   }
 
@@ -445,15 +458,9 @@ export class IndexFile {
       if (this.failure !== undefined) throw this.failure;
       return op();
     });
-    this.pendingOps++;
-    this.opDoneFn ??= () => {
-      this.pendingOps--;
-    };
-    this.opFailedFn ??= (error: unknown) => {
-      this.pendingOps--;
-      this.keepFailure(error);
-    };
-    this.tail = result.then(this.opDoneFn, this.opFailedFn);
+    const ops = (this.ops ??= new PendingOps(this.keepFailure));
+    ops.count++;
+    this.tail = result.then(ops.done, ops.failed);
     return result;
   }
 

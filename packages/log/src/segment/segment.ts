@@ -515,8 +515,7 @@ export class Segment {
 
   /** Every index write-back has landed (drainIndexes() would find nothing to wait for). */
   get indexesSettled(): boolean {
-    if (this.files === null) return true;
-    return this.offsetIndex.settled && this.timeIndex.settled && (this.txnIndex === null || this.txnIndex.settled);
+    return this.files === null || (this.offsetIndex.settled && this.timeIndex.settled && (this.txnIndex?.settled ?? true));
   }
 
   /** Writes back and fdatasyncs the indexes (rebuildable, so off the hot path). */
