@@ -77,6 +77,9 @@
 //     Latency part alone, --runs 5, worker and inline alternating, three pairs at load 2.5-3:
 //     worker 2.57 / 1.40 / 1.80x, inline 2.41 / 1.80 / 1.43x (p50 while cleaning 3.5-4.6 µs worker,
 //     12-18.6 µs inline); three pairs at load 3.4-4.6: worker 2.14 / 1.07 / 1.32x, inline 3.26 / 2.36 / 1.09x.
+//     Quiet machine (06:07, load 1.3-1.6), latency part, --runs 5, five invocations with the worker:
+//     1.94 / 1.55 / 1.30 / 1.85 / 1.07x (median 1.55); inline between them 2.15 / 1.65x. Windows of 64 KiB with
+//     256 KiB writes: 1.87 / 2.19 / 1.85x; 1 MiB windows: 1.68 / 1.38 / 1.69x (kept: 256 KiB, 1 MiB).
 //   So the worker takes the cleaner's CPU off the event loop (p50 while cleaning back at idle's, cleaning
 //   faster) but the p99 ratio on this 2-vCPU VM is not below 1.5x either way. A probe (the latency loop
 //   with a PerformanceObserver on 'gc'): none of the slowest 1 % of appends overlapped a GC in worker mode,
