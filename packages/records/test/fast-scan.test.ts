@@ -7,15 +7,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildBatch, RecordBatch, RecordCursor } from '../src/index.js';
 import { fastScanRecords, fastScanResult } from '../src/internal/fast-scan.js';
-import { T0 } from './helpers.js';
+import { nullablePayload, overwriteRecords, RECORDS_OFFSET, T0 } from './helpers.js';
 
-const RECORDS_OFFSET = 61;
-const bytes = fc.uint8Array({ maxLength: 300 }).map((u) => Buffer.from(u));
-const nullable = fc.option(bytes, { nil: null, freq: 4 });
 const record = fc.record({
-  key: nullable,
-  value: nullable,
-  headers: fc.array(fc.record({ key: fc.string({ maxLength: 8 }), value: nullable }), { maxLength: 3 }),
+  key: nullablePayload,
+  value: nullablePayload,
+  headers: fc.array(fc.record({ key: fc.string({ maxLength: 8 }), value: nullablePayload }), { maxLength: 3 }),
   timestampDelta: fc.oneof(fc.integer({ min: -1_000, max: 1_000 }), fc.integer({ min: -(2 ** 50), max: 2 ** 50 })),
 });
 const input = fc.record({
@@ -64,8 +61,7 @@ describe('fast validation walk vs the strict cursor pass', () => {
         baseTimestamp: inp.baseTimestamp, baseOffset: 0, boundTimestamps: true, now: T0,
         beforeMaxMs: inp.bounds?.[0] ?? Infinity, afterMaxMs: inp.bounds?.[1] ?? Infinity, compacted: inp.compacted,
       };
-      const payload = buf.length - RECORDS_OFFSET;
-      for (const [at, value] of inp.mutations) if (payload > 0) buf[RECORDS_OFFSET + (at % payload)] = value;
+      overwriteRecords(buf, inp.mutations);
       const batch = new RecordBatch(buf);
       const want = strict(batch, rules);
       const fast = fastScanRecords(buf, RECORDS_OFFSET, buf.length, batch.recordsCount, rules);

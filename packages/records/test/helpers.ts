@@ -1,6 +1,7 @@
 // Test helpers: an independent raw batch encoder (header fields written one by
 // one, CRC via crc32c) so tests can craft bytes the builder refuses to make,
 // and the fixture loader.
+import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -104,4 +105,18 @@ export function rawRecord(parts: { tsDelta?: number[]; offsetDelta?: number; key
   const field = (b: number[] | null | undefined): number[] => (b === null || b === undefined ? zz(-1) : [...zz(b.length), ...b]);
   const body = [0, ...(parts.tsDelta ?? [0]), ...zz(parts.offsetDelta ?? 0), ...field(parts.key), ...field(parts.value), ...(parts.tail ?? [0])];
   return [...zz(body.length), ...body];
+}
+
+// ---- the differential tests of the record walks (fast-scan, record-cursor-fast) ----
+
+/** Where a batch's records start (the 61-byte header ends). */
+export const RECORDS_OFFSET = 61;
+/** Key and value bytes up to 300; `nullablePayload` is null one time in four. */
+export const payloadBytes = fc.uint8Array({ maxLength: 300 }).map((u) => Buffer.from(u));
+export const nullablePayload = fc.option(payloadBytes, { nil: null, freq: 4 });
+
+/** Overwrites bytes of the batch's record region in place ([position, value] pairs, positions taken modulo its size). */
+export function overwriteRecords(buf: Buffer, mutations: ReadonlyArray<readonly [number, number]>): void {
+  const payload = buf.length - RECORDS_OFFSET;
+  for (const [at, value] of mutations) if (payload > 0) buf[RECORDS_OFFSET + (at % payload)] = value;
 }

@@ -10,15 +10,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildBatch, RecordBatch, RecordCursor } from '../src/index.js';
 import { RecordsError } from '../src/records-error.js';
-import { T0 } from './helpers.js';
+import { nullablePayload, overwriteRecords, T0 } from './helpers.js';
 
-const RECORDS_OFFSET = 61;
-const bytes = fc.uint8Array({ maxLength: 300 }).map((u) => Buffer.from(u));
-const nullable = fc.option(bytes, { nil: null, freq: 4 });
 const record = fc.record({
-  key: nullable,
-  value: nullable,
-  headers: fc.oneof(fc.constant([]), fc.array(fc.record({ key: fc.string({ maxLength: 8 }), value: nullable }), { maxLength: 3 })),
+  key: nullablePayload,
+  value: nullablePayload,
+  headers: fc.oneof(fc.constant([]), fc.array(fc.record({ key: fc.string({ maxLength: 8 }), value: nullablePayload }), { maxLength: 3 })),
   timestampDelta: fc.oneof(fc.integer({ min: -1_000, max: 1_000 }), fc.integer({ min: -(2 ** 22), max: 2 ** 22 }), fc.integer({ min: -(2 ** 50), max: 2 ** 50 })),
 });
 const input = fc.record({
@@ -61,8 +58,7 @@ describe('RecordCursor fast path vs the strict readers', () => {
     fc.assert(fc.property(input, (inp) => {
       const buf = buildBatch({ records: inp.records, baseTimestamp: inp.baseTimestamp });
       if (inp.logAppendTime) buf.writeInt16BE(buf.readInt16BE(21) | 0x08, 21); // timestamp type bit (CRC not checked here)
-      const payload = buf.length - RECORDS_OFFSET;
-      for (const [at, value] of inp.mutations) if (payload > 0) buf[RECORDS_OFFSET + (at % payload)] = value;
+      overwriteRecords(buf, inp.mutations);
       const batch = new RecordBatch(buf);
       // One cursor of each kind reused across two batches: state left by the first must not leak.
       const fast = new RecordCursor();
