@@ -444,15 +444,21 @@ class NodeFile implements IoFile {
     return this.core.takeWrite().start(this, buffer, null, position);
   }
 
+  /** A vectored write's checks (handle usable, O_DIRECT alignment of every buffer) and the position after it. */
+  private checkVector(buffers: readonly Uint8Array[], position: number): { error: Error | null; end: number } {
+    let error = this.unusable('pwritev', true);
+    let end = position;
+    for (const buffer of buffers) {
+      error ??= this.misaligned('pwritev', end, buffer.byteLength, buffer);
+      end += buffer.byteLength;
+    }
+    assert(Number.isSafeInteger(end), 'pwritev: end must be a safe integer');
+    return { error, end };
+  }
+
   pwritev(buffers: readonly Uint8Array[], position: number): Promise<void> {
     assert(Number.isSafeInteger(position) && position >= 0, 'pwritev: position must be a non-negative safe integer');
-    let error = this.unusable('pwritev', true);
-    let at = position;
-    for (const buffer of buffers) {
-      error ??= this.misaligned('pwritev', at, buffer.byteLength, buffer);
-      at += buffer.byteLength;
-    }
-    assert(Number.isSafeInteger(at), 'pwritev: end must be a safe integer');
+    const { error, end: at } = this.checkVector(buffers, position);
     if (error !== null) return Promise.reject(error);
     if (at === position) return Promise.resolve();
     this.beginOp();
@@ -521,13 +527,7 @@ class NodeFile implements IoFile {
    */
   pwritevDatasync(buffers: readonly Uint8Array[], position: number): Promise<void> {
     assert(Number.isSafeInteger(position) && position >= 0, 'pwritevDatasync: position must be a non-negative safe integer');
-    let error = this.unusable('pwritev', true);
-    let at = position;
-    for (const buffer of buffers) {
-      error ??= this.misaligned('pwritev', at, buffer.byteLength, buffer);
-      at += buffer.byteLength;
-    }
-    assert(Number.isSafeInteger(at), 'pwritevDatasync: end must be a safe integer');
+    const { error, end: at } = this.checkVector(buffers, position);
     if (error !== null) return Promise.reject(error);
     if (at === position) return this.fdatasync();
     const native = this.core.pwritevDatasync;
