@@ -6,7 +6,7 @@
 // O_DIRECT (AlignedArena) and the blocking pool. Knows nothing of records or
 // segments.
 export type { AllocateMode, FileStat, FsStat, Io, IoFile, IoLock, OpenOptions } from './io.js';
-export { IoError, IoErrorCode, isIoError } from './io-error.js';
+export { IoError, IoErrorCode, ioErrorFromErrno, isIoError } from './io-error.js';
 export type { IoErrorDetails } from './io-error.js';
 export { NodeIo } from './node-io.js';
 export type { NodeIoFs, NodeIoOptions, NodeIoStats } from './node-io.js';

@@ -4,53 +4,24 @@
 // and an aborted transaction), the worker must really be used, and a worker
 // that dies or hangs mid-pass must fail the pass leaving the log exactly as
 // it was, the next pass starting a new worker and cleaning.
-import { buildBatch } from '@seglog/records';
 import type { SimIo } from '@seglog/io';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLEANER_WORKER_NICE, computeCounters, injectWorkerFault, setWorkerDeadlineMs, terminateCleanerWorker, WORKER_DEADLINE_MS } from '../src/cleaner/cleaner-compute.js';
+import { CLEANER_WORKER_NICE, cleanerWorkerPolicy, computeCounters, injectWorkerFault, setWorkerDeadlineMs, terminateCleanerWorker, WORKER_DEADLINE_MS } from '../src/cleaner/cleaner-compute.js';
 import { LogCleaner } from '../src/cleaner/log-cleaner.js';
 import type { ComputeMode } from '../src/cleaner/cleaner-compute.js';
 import type { Log } from '../src/log/log.js';
-import { DIR, clock, config, newIo, openLog, T0 } from './log-helpers.js';
+import { appendRandomBatches } from './cleaner-helpers.js';
+import { DIR, clock, config, newIo, openLog } from './log-helpers.js';
 
 const COMPACT = { cleanupPolicy: 'compact', segmentBytes: 2048, minCleanableDirtyRatio: 0.01, deleteRetentionMs: 500 } as const;
-
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
-    return s / 0x1_0000_0000;
-  };
-}
 
 /** A compacted log of `batches` random batches (a fixed schedule per seed). */
 async function build(seed: number, batches: number): Promise<{ io: SimIo; log: Log; now: { now: number; fn: () => number } }> {
   const io = await newIo();
   const c = clock();
   const log = await openLog(io, config(COMPACT), { now: c.fn });
-  const random = prng(seed);
-  let sequence = 0;
-  for (let b = 0; b < batches; b++) {
-    const n = 1 + Math.floor(random() * 6);
-    const records = Array.from({ length: n }, () => {
-      const key = `k${Math.floor(random() * 25)}`;
-      const value = random() < 0.1 ? null : `v${b}-${'x'.repeat(Math.floor(random() * 120))}`;
-      return { key, value, timestamp: T0 - 10_000 + b };
-    });
-    const kind = random();
-    if (kind < 0.2) {
-      await log.appendAsLeader(buildBatch({ records, producerId: 7, producerEpoch: 0, baseSequence: sequence }));
-      sequence += n;
-    } else if (kind < 0.3) {
-      const producerId = 100 + b;
-      await log.appendAsLeader(buildBatch({ records, producerId, producerEpoch: 0, baseSequence: 0, transactional: true }));
-      const commit = random() < 0.5;
-      await log.appendMarker({ type: commit ? 'COMMIT' : 'ABORT', producerId, producerEpoch: 0, coordinatorEpoch: 0, leaderEpoch: -1, timestamp: T0 - 10_000 + b });
-    } else {
-      await log.appendAsLeader(buildBatch({ records }));
-    }
-  }
+  await appendRandomBatches(log, seed, batches);
   await log.forceRoll();
   log.updateHighWatermark(log.logEndOffset);
   return { io, log, now: c };
@@ -165,6 +136,7 @@ describe('log cleaner: compute in a worker thread or on the event loop', () => {
     const threads = niceOf();
     expect(threads.filter((n) => n === CLEANER_WORKER_NICE).length).toBeGreaterThan(0);
     expect(threads[0]).toBe(0); // the main thread (its tid is the pid, listed first) keeps the process's priority
+    expect(cleanerWorkerPolicy()).toBe('nice');
     await log.close();
   });
 });

@@ -5,6 +5,7 @@ import type { Log } from '../src/log/log.js';
 import { LogCleaner } from '../src/cleaner/log-cleaner.js';
 import type { ComputeMode } from '../src/cleaner/cleaner-compute.js';
 import type { Io } from '@seglog/io';
+import { T0 } from './log-helpers.js';
 
 export interface ReadRecord {
   readonly offset: number;
@@ -59,4 +60,42 @@ export function keyed(records: ReadonlyArray<readonly [string, string | null]>, 
 /** A cleaner of `logs` with no pool; its compute is the engine's default (the worker thread) unless `compute` says. */
 export function cleanerFor(io: Io, logs: () => readonly Log[], now: () => number, offsetMapBytes?: number, compute?: ComputeMode): LogCleaner {
   return new LogCleaner({ io, dataDir: '/data', logs, pool: null, now, ...(offsetMapBytes === undefined ? {} : { offsetMapBytes }), ...(compute === undefined ? {} : { compute }) });
+}
+
+function prng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
+    return s / 0x1_0000_0000;
+  };
+}
+
+/**
+ * `batches` random batches, a fixed schedule per seed: 1-6 records of 25
+ * keys (10 % tombstones, values up to ~120 B), as plain batches, batches of
+ * one idempotent producer, or transactions committed or aborted at once.
+ */
+export async function appendRandomBatches(log: Log, seed: number, batches: number, t0 = T0): Promise<void> {
+  const random = prng(seed);
+  let sequence = 0;
+  for (let b = 0; b < batches; b++) {
+    const n = 1 + Math.floor(random() * 6);
+    const records = Array.from({ length: n }, () => {
+      const key = `k${Math.floor(random() * 25)}`;
+      const value = random() < 0.1 ? null : `v${b}-${'x'.repeat(Math.floor(random() * 120))}`;
+      return { key, value, timestamp: t0 - 10_000 + b };
+    });
+    const kind = random();
+    if (kind < 0.2) {
+      await log.appendAsLeader(buildBatch({ records, producerId: 7, producerEpoch: 0, baseSequence: sequence }));
+      sequence += n;
+    } else if (kind < 0.3) {
+      const producerId = 100 + b;
+      await log.appendAsLeader(buildBatch({ records, producerId, producerEpoch: 0, baseSequence: 0, transactional: true }));
+      const commit = random() < 0.5;
+      await log.appendMarker({ type: commit ? 'COMMIT' : 'ABORT', producerId, producerEpoch: 0, coordinatorEpoch: 0, leaderEpoch: -1, timestamp: t0 - 10_000 + b });
+    } else {
+      await log.appendAsLeader(buildBatch({ records }));
+    }
+  }
 }

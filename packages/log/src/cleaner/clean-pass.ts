@@ -8,11 +8,15 @@
 //      `<base>.log.cleaned` (fdatasynced) and swapped in (segment-swap.ts).
 // Reads go through retained handles of sealed segments, so appends, reads
 // and flushes of the log proceed meanwhile; only the swap is a mutation.
-// Each segment is read in windows of WINDOW_BYTES (a pread each, a task on
-// the blocking pool at Priority.cleaner, charged to the throttle); the CPU
-// work on a window (batch walks and CRC checks, key mapping, filtering) runs
-// in the pass's compute (cleaner-compute.ts): the cleaner's worker thread,
-// or the event loop in slices.
+// Each segment is read in windows (WINDOW_BYTES; WORKER_WINDOW_BYTES when the
+// worker reads them), charged to the throttle;
+// the CPU work on a window (batch walks and CRC checks, key mapping,
+// filtering) runs in the pass's compute (cleaner-compute.ts): the cleaner's
+// worker thread, or the event loop in slices. Where the compute owns the I/O
+// (the worker on files with OS fds, not O_DIRECT: NodeIo), it reads each
+// window and writes the kept bytes itself (mapAt, filterAt); otherwise each
+// window is a pread, and the kept bytes are written in pwritevs of up to
+// WRITE_BUFFER_BYTES, each a task on the blocking pool at Priority.cleaner.
 //
 // Invariants: offsets never change (batches keep their headers); the active
 // segment and everything at or above the HW, the first unstable offset or
@@ -32,7 +36,8 @@ import { cleanableRange } from './cleanable.js';
 import type { CleanableRange } from './cleanable.js';
 import type { CleanerAccess } from './cleaner-access.js';
 import { beginCompute } from './cleaner-compute.js';
-import type { ComputeMode, PassCompute } from './cleaner-compute.js';
+import type { ComputeMode, PassCompute, WindowRead } from './cleaner-compute.js';
+import type { WalkResult } from './window-cleaner.js';
 import { swapIn } from './segment-swap.js';
 import type { CleanedGroup } from './segment-swap.js';
 import { sleepMs } from './throttler.js';
@@ -42,6 +47,10 @@ import type { Throttler } from './throttler.js';
 // them (cleaner-compute.ts SLICE_BYTES), so a caller's request waits behind at most one slice of the
 // cleaner's CPU (a batch or two), not a whole window; in the worker, one message per window.
 const WINDOW_BYTES = 256 * 1024;
+// A window the worker reads itself (mapAt, filterAt): the event loop handles one message per window and
+// no bytes, so larger windows mean fewer messages (caller-append p99 while cleaning, five alternating
+// pairs: median 1.23x idle with 1 MiB against 1.44x with 256 KiB; bench/compaction.bench.ts).
+const WORKER_WINDOW_BYTES = 1024 * 1024;
 const SIZE_FIELD_END = 12;
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 const INT32_MAX = 0x7fffffff;
@@ -165,10 +174,17 @@ async function buildOffsetMap(cleanable: readonly Segment[], range: CleanableRan
     const segment = cleanable[i] as Segment;
     const end = cleanable[i + 1]?.baseOffset ?? range.firstUncleanableOffset;
     if (end <= range.firstDirtyOffset) continue;
-    const full = await scanSegment(segment, options, stats, async (window, from, to, span) => {
-      const r = await compute.mapWindow(window, from, to, span);
-      mapEnd = Math.max(mapEnd, r.mapEnd);
-      return r;
+    const full = await scanSegment(segment, options, stats, {
+      inMemory: async (window, from, to, span) => {
+        const r = await compute.mapWindow(window, from, to, span);
+        mapEnd = Math.max(mapEnd, r.mapEnd);
+        return r;
+      },
+      atFile: compute.ownsIo(segment.logFile.file) ? async (read) => {
+        const r = await compute.mapAt(read);
+        mapEnd = Math.max(mapEnd, r.mapEnd);
+        return r;
+      } : null,
     });
     if (full) return mapEnd;
     mapEnd = Math.max(mapEnd, end);
@@ -187,6 +203,16 @@ interface StepResult {
 
 type Step = (window: Buffer, from: number, to: number, span: { position: number; limit: number }) => Promise<StepResult>;
 
+/** A step of a compute that reads the window itself (from its byte 0): what it consumed and how many bytes it read. */
+type FileStep = (read: WindowRead) => Promise<WalkResult & { readonly read: number }>;
+
+interface Stepper {
+  /** A window the pass read, walked from `from`. */
+  readonly inMemory: Step;
+  /** The compute reads the window itself (PassCompute.ownsIo); null: it cannot for this segment. */
+  readonly atFile: FileStep | null;
+}
+
 /**
  * Walks every batch of the segment through `step`, a window of WINDOW_BYTES
  * (grown for a larger batch) read at a time on the pool; the step consumes
@@ -194,12 +220,32 @@ type Step = (window: Buffer, from: number, to: number, span: { position: number;
  * segment up to its size must be there and frame as batches (a short file
  * or damage is SEGLOG_ERR_LOG_CORRUPTION, and the pass stops changing nothing).
  */
-async function scanSegment(segment: Segment, options: CleanPassOptions, stats: CleanPassStats, step: Step, afterStep?: () => Promise<void>): Promise<boolean> {
+async function scanSegment(segment: Segment, options: CleanPassOptions, stats: CleanPassStats, stepper: Stepper, afterStep?: () => Promise<void>): Promise<boolean> {
   if (segment.logFile.isClosed) throw new StaleSegment(stats);
   const ref = segment.logFile.retain();
   const limit = segment.size;
   const corrupt = (position: number, reason: string, cause?: unknown): Error => logCorruption(ref.path, `cleaner: ${reason}`, { position, limit }, cause);
+  const step = stepper.inMemory;
   try {
+    if (stepper.atFile !== null) {
+      // The retained reference keeps the fd open (and its number unused by another file) until every step returned.
+      let windowBytes = Math.max(Math.min(WORKER_WINDOW_BYTES, limit), SIZE_FIELD_END);
+      let position = 0;
+      while (position < limit) {
+        const want = Math.min(windowBytes, limit - position);
+        const r = await stepper.atFile({ fd: ref.file.fd, path: ref.path, position, length: want, windowBytes, limit });
+        stats.bytesRead += r.read;
+        if (r.read < want) throw corrupt(position, 'file shorter than the segment size');
+        await options.throttler.charge(r.read);
+        if (r.corrupt !== null) throw corrupt(r.corrupt.position, r.corrupt.reason, r.corrupt.cause === null ? undefined : new Error(r.corrupt.cause));
+        if (r.stopped) return true;
+        if (r.consumed === 0 && r.needBytes <= want) throw corrupt(position, `no batch framed in a window of ${want} bytes`);
+        position += r.consumed;
+        windowBytes = Math.max(windowBytes, r.needBytes);
+        if (afterStep !== undefined) await afterStep();
+      }
+      return false;
+    }
     // Its own ArrayBuffer (never a slice of Node's shared pool), so the worker's compute can move it.
     let window: Buffer = Buffer.allocUnsafeSlow(Math.max(Math.min(WINDOW_BYTES, limit), SIZE_FIELD_END));
     let position = 0;
@@ -275,11 +321,22 @@ async function cleanGroup(access: CleanerAccess, group: readonly Segment[], comp
       before += segment.size;
       for (const txn of segment.txnIndex?.allAbortedTxns() ?? []) abortedTxns.push(txn);
       const lastSegment = g === group.length - 1;
-      await scanSegment(segment, options, stats, async (window, from, to, span) => {
-        const r = await compute.filterWindow(window, from, to, span, lastSegment);
-        stats.removedRecords += r.removedRecords;
-        for (const bytes of r.output) out.add(bytes);
-        return r;
+      const atFile = compute.ownsIo(segment.logFile.file) && compute.ownsIo(out.file);
+      await scanSegment(segment, options, stats, {
+        inMemory: async (window, from, to, span) => {
+          const r = await compute.filterWindow(window, from, to, span, lastSegment);
+          stats.removedRecords += r.removedRecords;
+          for (const bytes of r.output) out.add(bytes);
+          return r;
+        },
+        atFile: atFile ? async (read) => {
+          await out.maybeWrite(options, true); // bytes kept in memory so far go first
+          const r = await compute.filterAt(read, lastSegment, { fd: out.file.fd, position: out.position, path });
+          stats.removedRecords += r.removedRecords;
+          out.advance(r.written);
+          await options.throttler.charge(r.written);
+          return r;
+        } : null,
       }, () => out.maybeWrite(options));
     }
     await out.finish();
@@ -295,7 +352,7 @@ async function cleanGroup(access: CleanerAccess, group: readonly Segment[], comp
 
 /** Sequential writes of a .cleaned file, coalesced up to WRITE_BUFFER_BYTES. */
 class CleanedWriter {
-  private readonly file: IoFile;
+  readonly file: IoFile;
   private pending: Buffer[];
   private pendingBytes: number;
   position: number;
@@ -305,6 +362,12 @@ class CleanedWriter {
     this.pending = [];
     this.pendingBytes = 0;
     this.position = 0;
+  }
+
+  /** `bytes` were written at position by someone else (the compute's filterAt), with nothing pending here. */
+  advance(bytes: number): void {
+    if (this.pendingBytes !== 0) throw new Error('CleanedWriter.advance with bytes pending');
+    this.position += bytes;
   }
 
   add(bytes: Buffer): void {

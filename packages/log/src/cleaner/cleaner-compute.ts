@@ -14,6 +14,18 @@
 //   speed) was missed inline: a batch of filtering per slice on the event
 //   loop, 8-10 k slices a second at ~100 MB/s (bench/compaction.bench.ts).
 //
+// In worker mode on a file with an OS fd that is not O_DIRECT (NodeIo; never
+// SimIo), the worker also does the window's file I/O itself (mapAt,
+// filterAt): it preads the window into a buffer of its own with readSync and
+// writes the kept bytes to the `.cleaned` file with writeSync, at nice 19, and
+// answers with counts only. The event loop then neither dispatches nor
+// completes a pool job for the cleaner's reads and writes, nor receives a
+// window's bytes (every transferred ArrayBuffer is external memory on its heap:
+// ~2 per window drove its GC). What stays on the caller's thread through Io
+// is what crash safety rests on: opening, fdatasync, close, rename and swap.
+// SimIo's files have no fd (-1), so its crash-point and fault suites run the
+// pool path; test/cleaner-worker-io.test.ts covers the fd path on disk.
+//
 // The worker starts on the first pass that asks for it and stays (unref'd
 // while no request is outstanding, so it never keeps a process alive). A
 // worker that errs, exits, or does not answer a request within
@@ -22,9 +34,10 @@
 // A pass whose worker cannot start runs inline (fallbacks counts them).
 
 import { startSiblingWorker } from '@seglog/common';
+import { ioErrorFromErrno } from '@seglog/io';
 import type { Worker } from 'node:worker_threads';
 import { WindowCleaner } from './window-cleaner.js';
-import type { FilterResult, MapResult, PassSetup, WindowSpan } from './window-cleaner.js';
+import type { FilterResult, MapResult, PassSetup, WalkResult, WindowSpan } from './window-cleaner.js';
 
 /** Bytes an inline step walks before it yields a macrotask turn (a batch or two of 100 B-1 KiB records). */
 export const SLICE_BYTES = 8 * 1024;
@@ -35,6 +48,40 @@ export const WORKER_DEADLINE_MS = 60_000;
 
 export type ComputeMode = 'inline' | 'worker';
 
+/** The worker thread's CPU priority (cleaner-worker.ts): nice 19, or the process's where setPriority failed. */
+export type WorkerPolicy = 'nice' | 'default';
+
+/** A window the compute reads itself: [position, position + length) of fd, a file of `limit` bytes, into a buffer of at least windowBytes. */
+export interface WindowRead {
+  readonly fd: number;
+  /** For errors only. */
+  readonly path: string;
+  readonly position: number;
+  readonly length: number;
+  readonly windowBytes: number;
+  readonly limit: number;
+}
+
+/** Where filterAt writes the kept bytes: the .cleaned file's fd, at position. */
+export interface CleanedOut {
+  readonly fd: number;
+  readonly position: number;
+  readonly path: string;
+}
+
+/** mapAt/filterAt: the bytes read (short: the file ended before length). */
+export interface ReadCount {
+  readonly read: number;
+}
+
+export type FilterAtResult = WalkResult & ReadCount & { readonly removedRecords: number; readonly written: number };
+
+/** What the I/O of mapAt/filterAt needs to know of a file (IoFile has both). */
+export interface FileHandle {
+  readonly fd: number;
+  readonly direct: boolean;
+}
+
 /** One pass's compute. Every window handed in may be moved away: use the one returned in its place. */
 export interface PassCompute {
   readonly mode: ComputeMode;
@@ -44,6 +91,12 @@ export interface PassCompute {
   startFilter(mapEndOffset: number): Promise<number>;
   filterWindow(window: Buffer, from: number, to: number, span: WindowSpan, lastSegment: boolean): Promise<FilterResult & { window: Buffer }>;
   earliestHorizonMs(): Promise<number>;
+  /** Whether mapAt/filterAt can do the I/O of `file` on the compute's own thread (a worker; an OS fd; not O_DIRECT). */
+  ownsIo(file: FileHandle): boolean;
+  /** Reads a window of a file of its own (ownsIo) and maps its batches from byte 0; the window stays with the compute. */
+  mapAt(read: WindowRead): Promise<MapResult & ReadCount>;
+  /** Reads and filters a window as mapAt, and writes the kept bytes to out.fd at out.position (ownsIo of both files). */
+  filterAt(read: WindowRead, lastSegment: boolean, out: CleanedOut): Promise<FilterAtResult>;
   /** Frees the pass's state (the offset map). Idempotent; never throws. */
   end(): void;
 }
@@ -73,6 +126,18 @@ class InlineCompute implements PassCompute {
     return Promise.resolve(this.cleaner.earliestHorizonMs);
   }
 
+  ownsIo(): boolean {
+    return false;
+  }
+
+  mapAt(): Promise<MapResult & ReadCount> {
+    return Promise.reject(new Error('inline compute does no I/O (ownsIo is false)'));
+  }
+
+  filterAt(): Promise<FilterAtResult> {
+    return Promise.reject(new Error('inline compute does no I/O (ownsIo is false)'));
+  }
+
   end(): void {}
 }
 
@@ -83,12 +148,23 @@ export type WorkerRequest =
   | { readonly id: number; readonly pass: number; readonly op: 'map'; readonly window: Uint8Array; readonly from: number; readonly to: number; readonly span: WindowSpan }
   | { readonly id: number; readonly pass: number; readonly op: 'startFilter'; readonly mapEndOffset: number }
   | { readonly id: number; readonly pass: number; readonly op: 'filter'; readonly window: Uint8Array; readonly from: number; readonly to: number; readonly span: WindowSpan; readonly lastSegment: boolean }
+  | { readonly id: number; readonly pass: number; readonly op: 'mapAt'; readonly read: WindowRead }
+  | { readonly id: number; readonly pass: number; readonly op: 'filterAt'; readonly read: WindowRead; readonly lastSegment: boolean; readonly out: CleanedOut }
   | { readonly id: number; readonly pass: number; readonly op: 'horizon' }
   | { readonly id: number; readonly pass: number; readonly op: 'end' }
   /** Test hook: after `after` more answers the worker exits, or answers nothing more. */
   | { readonly id: number; readonly pass: number; readonly op: 'fault'; readonly kind: 'exit' | 'hang'; readonly after: number };
 
-export type WorkerReply = { readonly id: number; readonly ok: true; readonly result: unknown } | { readonly id: number; readonly ok: false; readonly error: string };
+/** A failed request: errno and syscall when a read or write of the worker's failed (mapped to an IoError on the caller's side). */
+export type WorkerReply =
+  | { readonly id: number; readonly ok: true; readonly result: unknown }
+  | { readonly id: number; readonly ok: false; readonly error: string; readonly errno?: string; readonly syscall?: string; readonly path?: string };
+
+/** The error a rejected request gives its caller: an IoError for a failed syscall of the worker's, else a plain Error. */
+function replyError(reply: Extract<WorkerReply, { ok: false }>): Error {
+  if (reply.errno !== undefined) return ioErrorFromErrno(reply.errno, `cleaner worker ${reply.syscall ?? 'io'}`, reply.path ?? null, new Error(reply.error));
+  return new Error(`cleaner worker: ${reply.error}`);
+}
 
 /** The window's whole ArrayBuffer, when it can move (never a slice of Node's shared pool). */
 function movable(view: Uint8Array): ArrayBuffer[] {
@@ -127,11 +203,12 @@ class CleanerWorker {
       markFailed = reject;
     });
     this.ready.catch(() => undefined);
-    this.worker.on('message', (message: WorkerReply | 'ready') => {
-      if (message !== 'ready') {
+    this.worker.on('message', (message: WorkerReply | { readonly ready: WorkerPolicy }) => {
+      if (!('ready' in message)) {
         this.settle(message);
         return;
       }
+      lastPolicy = message.ready;
       // Referenced while it starts (someone awaits `ready`); idle from now on until a request.
       if (this.waiting.size === 0) this.worker.unref();
       markReady();
@@ -181,7 +258,7 @@ class CleanerWorker {
       this.armDeadline();
     }
     if (reply.ok) waiting.resolve(reply.result);
-    else waiting.reject(new Error(`cleaner worker: ${reply.error}`));
+    else waiting.reject(replyError(reply));
   }
 
   private fail(error: Error): void {
@@ -209,6 +286,18 @@ class CleanerWorker {
 let shared: CleanerWorker | null = null;
 let nextPass = 1;
 let deadlineMs = WORKER_DEADLINE_MS;
+let workerIo = true;
+let lastPolicy: WorkerPolicy | null = null;
+
+/** The CPU scheduling the last worker started got (null: none started yet in this process). */
+export function cleanerWorkerPolicy(): WorkerPolicy | null {
+  return lastPolicy;
+}
+
+/** Test and bench seam: false makes the worker compute only (its windows read and written on the pool by the pass). */
+export function setWorkerIo(enabled: boolean): void {
+  workerIo = enabled;
+}
 
 /** Test seam: the deadline for later requests. */
 export function setWorkerDeadlineMs(ms: number): void {
@@ -265,6 +354,20 @@ class WorkerCompute implements PassCompute {
     return this.worker.request<number>({ id: 0, pass: this.pass, op: 'horizon' });
   }
 
+  ownsIo(file: FileHandle): boolean {
+    return workerIo && file.fd >= 0 && !file.direct;
+  }
+
+  mapAt(read: WindowRead): Promise<MapResult & ReadCount> {
+    computeCounters.ioWindows++;
+    return this.worker.request<MapResult & ReadCount>({ id: 0, pass: this.pass, op: 'mapAt', read });
+  }
+
+  filterAt(read: WindowRead, lastSegment: boolean, out: CleanedOut): Promise<FilterAtResult> {
+    computeCounters.ioWindows++;
+    return this.worker.request<FilterAtResult>({ id: 0, pass: this.pass, op: 'filterAt', read, lastSegment, out });
+  }
+
   end(): void {
     if (this.ended) return;
     this.ended = true;
@@ -272,8 +375,8 @@ class WorkerCompute implements PassCompute {
   }
 }
 
-/** Counts of passes that asked for the worker and ran inline because it could not start. */
-export const computeCounters = { workerPasses: 0, inlinePasses: 0, fallbacks: 0 };
+/** Passes per mode; fallbacks: passes that asked for the worker and ran inline because it could not start; ioWindows: windows the worker read itself (mapAt, filterAt). */
+export const computeCounters = { workerPasses: 0, inlinePasses: 0, fallbacks: 0, ioWindows: 0 };
 
 /** A pass's compute in `mode`; a worker that cannot start gives an inline one (counted in fallbacks). */
 export async function beginCompute(mode: ComputeMode, setup: PassSetup): Promise<PassCompute> {
