@@ -9,7 +9,8 @@
 // (sampled every 5 ms), the bytes saved, and a checksum (records kept).
 // Rounds alternate the order of the three cases; medians.
 //
-// Part 2, caller-append latency: APPENDS appends of 512 B to a second log
+// Part 2, caller-append latency: APPENDS (20,000; SEGLOG_BENCH_COMPACTION_APPENDS; 4,000 before
+// 2026-12-05, whose p99, the 40th slowest, moved too much between rounds) appends of 512 B to a second log
 // of the same LogManager (same pool), one at a time, each timed from the
 // moment it is due (queued behind one event-loop turn, as a request from a
 // socket) to its result, so event-loop time the cleaner takes counts; p50/p99 with no cleaning
@@ -85,6 +86,27 @@
 //   with a PerformanceObserver on 'gc'): none of the slowest 1 % of appends overlapped a GC in worker mode,
 //   so what is left is most likely the pool threads' 256 KiB reads and 1 MiB writes and the worker
 //   competing with the event loop for 2 cores (a wake-up preempts the waker); not proven.
+//   2026-12-05, later: the worker does the window's I/O itself on NodeIo (cleaner-compute.ts mapAt/filterAt:
+//   readSync/writeSync on the pass's fds). Why: the slowest 1 % of 20,000 appends while cleaning, sampled
+//   at 20 µs (node --cpu-prof, samples inside those appends' intervals): the hot log's own write dispatch
+//   (writeBuffers/writeBuffer: the main thread preempted waking a pool thread) 47 %, GC 12.5 % (2.6 % of
+//   all samples: the windows' ArrayBuffers arriving on the main heap as external memory), the pool's
+//   completions. After: GC and the cleaner's pool completions gone from the main thread.
+//   Latency part, --runs 5, 20,000 appends a round, load average 1-2.5:
+//     pool I/O (before, same session): 2.45 / 1.84 / 2.56x;
+//     worker I/O, 256 KiB windows: 1.56 / 1.29 / 1.60 / 1.49 / 1.18 / 1.44 / 1.03 / 1.65x and, with nice 19
+//     against SCHED_IDLE (through a trial addon function; not kept: medians 1.34x nice, 1.29x idle over
+//     11 invocations each, no difference within the noise);
+//     worker I/O, 1 MiB windows (kept): 1.61 / 1.23 / 0.93 / 1.15 / 1.42 (alternating with 256 KiB),
+//     then 1.14 / 1.00 / 1.19 / 1.40 / 1.31 / 1.26x: median 1.23x over these 11 invocations, one above 1.5x;
+//     with the full run below, 12 invocations, median 1.25x, two above 1.5x (1.61, 1.59).
+//   pnpm bench compaction --runs 5 (1 MiB windows): cleaned MB/s 160.2 / 195.2 / 324.5 at 10 / 50 / 90 %,
+//   caller p50 7.6 / 18.0 µs, p99 61.3 / 97.7 µs (1.59x) in that invocation; with 256 KiB windows
+//   185.7 / 210.8 / 343.6 MB/s, p99 1.21x.
+//   SEGLOG_BENCH_COMPACTION_MIB=1024 (the issue's 1 GiB), throughput part, --runs 1 (1 MiB windows): cleaned
+//   MB/s 121.0 / 189.7 / 325.6 at 10 / 50 / 90 %; peak heap+external of the main isolate 14.3 / 15.7 / 18.6 MiB, peak
+//   RSS growth 193.2 / 65.7 / 0.0 MiB (the offset map of 1.66 M keys at 10 % lives in the worker; its budget,
+//   offsetMapBytes, is 128 MiB; RSS adds the worker's heap and the map's doubling growth).
 import { NodeIo } from '@seglog/io';
 import { LogConfig, LogManager } from '@seglog/log';
 import type { Log } from '@seglog/log';
@@ -243,7 +265,7 @@ export async function run(options: BenchOptions): Promise<void> {
     });
     if (part !== 'latency') printTable(rows);
     if (part === 'throughput') return;
-    const appends = options.quick ? 200 : 4000;
+    const appends = options.quick ? 200 : Number(process.env['SEGLOG_BENCH_COMPACTION_APPENDS'] ?? 20000);
     const latencyMiB = options.quick ? 4 : Math.min(dataMiB, 128);
     const idle: Array<{ p50: number; p99: number }> = [];
     const busy: Array<{ p50: number; p99: number; cleaned: boolean }> = [];
