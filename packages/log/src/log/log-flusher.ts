@@ -132,7 +132,13 @@ export class LogFlusher {
   wantsSyncWith(segment: Segment, lastOffset: number): boolean {
     if (!this.syncAloneSuffices(segment)) return false;
     const waiter = this.durableWaiters.minOffset();
-    return (waiter !== undefined && waiter <= lastOffset) || this.target > this.positions.durable;
+    const wanted = (waiter !== undefined && waiter <= lastOffset) || this.target > this.positions.durable;
+    if (wanted) {
+      // The indexes' deferred write-backs (sparse-index.ts) go out beside the write, so they have landed when it completes.
+      segment.offsetIndex.kickWriteBack();
+      segment.timeIndex.kickWriteBack();
+    }
+    return wanted;
   }
 
   /**

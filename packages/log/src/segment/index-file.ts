@@ -52,6 +52,16 @@ export interface IndexFileOptions {
   readonly present?: boolean | undefined;
   /** With lazy: the file's length, when a clean close recorded it (no stat at open; load() reads what is there). */
   readonly knownBytes?: number | undefined;
+  /**
+   * 0 (the default): every append schedules a write-back. N > 0: an append
+   * schedules one only once N bytes are dirty; fewer wait for drain(),
+   * flush(), resizeFile(), rename(), close() or kickWriteBack(). For indexes
+   * whose file nothing reads while the mirror lives and recovery rebuilds
+   * (the active segment's .index and .timeindex): each write-back is a pool
+   * job, and one per appended batch cost the broker's event loop more than
+   * the batch's own write.
+   */
+  readonly deferWriteBackBytes?: number;
 }
 
 const UNLOADED = Buffer.alloc(0);
@@ -89,6 +99,7 @@ export class IndexFile {
   private readonly readOnly: boolean;
   /** What the mirror grows to first from empty (options.initialCapacityBytes, at least one entry). */
   private readonly initialCapacityBytes: number;
+  private readonly deferWriteBackBytes: number;
   private file: IoFile | null;
   private mirrorValue: Buffer;
   private usedBytesValue: number;
@@ -114,6 +125,7 @@ export class IndexFile {
     this.sizing = options.sizing;
     this.readOnly = options.readOnly;
     this.initialCapacityBytes = Math.max(options.initialCapacityBytes, options.entryBytes);
+    this.deferWriteBackBytes = options.deferWriteBackBytes ?? 0;
     this.file = state.file;
     this.mirrorValue = state.mirror;
     this.usedBytesValue = state.usedBytes;
@@ -292,11 +304,11 @@ export class IndexFile {
     return this.usedBytesValue;
   }
 
-  /** Marks `bytes` written at the reserved position as used and schedules their write-back. */
+  /** Marks `bytes` written at the reserved position as used and schedules their write-back (or defers it: deferWriteBackBytes). */
   append(bytes: number): void {
     assert(this.usedBytesValue + bytes <= this.mirrorValue.length, 'IndexFile.append: bytes were not reserved');
     this.usedBytesValue += bytes;
-    this.scheduleWrite();
+    if (this.usedBytesValue - this.dirtyFrom >= this.deferWriteBackBytes) this.kickWriteBack();
   }
 
   /** Drops bytes at and after `bytes` (logically; 'exact' files are ftruncated in the background). */
@@ -307,7 +319,7 @@ export class IndexFile {
     assert(this.loadedValue, 'IndexFile.truncateUsed: before load()');
     this.usedBytesValue = bytes;
     if (this.dirtyFrom > bytes) this.dirtyFrom = bytes;
-    if (this.sizing === 'exact') this.scheduleWrite();
+    if (this.sizing === 'exact') this.kickWriteBack();
   }
 
   /** Sets the file length (Kafka's resize); pending write-backs land first. Never below usedBytes. */
@@ -407,8 +419,10 @@ export class IndexFile {
     return file;
   }
 
-  private scheduleWrite(): void {
-    if (this.writeQueued || this.readOnly) return;
+  /** Schedules the write-back of whatever is dirty (deferred bytes included); a failure reaches the failure listener. */
+  kickWriteBack(): void {
+    if (this.writeQueued || this.readOnly || this.closed || this.failure !== undefined) return;
+    if (this.dirtyFrom >= this.usedBytesValue && !(this.sizing === 'exact' && this.fileBytesValue > this.usedBytesValue)) return;
     this.writeQueued = true;
     // The failure is kept by enqueue's chain and rethrown by the next operation.
     this.enqueue(() => this.writeBack()).catch(() => undefined);

@@ -26,6 +26,17 @@ export interface IndexOpenOptions {
   readonly knownBytes?: number | undefined;
 }
 
+/**
+ * Dirty bytes of an offset or time index that start a background write-back
+ * (IndexFile deferWriteBackBytes): a page, 512 offset entries (about 2 MiB of
+ * log at index.interval.bytes 4096). Fewer wait for the segment's drain or
+ * flush: a durable() round, a write that carries the fdatasync
+ * (LogFlusher.wantsSyncWith), a roll, a truncation or the close. Nothing
+ * reads the file of an index whose mirror lives, and recovery rebuilds the
+ * active segment's indexes, so a crash loses nothing with them.
+ */
+export const SPARSE_WRITE_BACK_BYTES = 4096;
+
 /** Opens (creating and preallocating when missing) the storage of an index with `entryBytes` entries. */
 export function openIndexStorage(io: Io, path: string, options: IndexOpenOptions, entryBytes: number, name: string): Promise<IndexFile> {
   return IndexFile.open(io, path, indexStorageOptions(path, options, entryBytes, name));
@@ -47,6 +58,7 @@ export function indexStorageOptions(path: string, options: IndexOpenOptions, ent
     lazy: options.lazy ?? false,
     present: options.present,
     knownBytes: options.knownBytes,
+    deferWriteBackBytes: SPARSE_WRITE_BACK_BYTES,
   };
 }
 
@@ -133,6 +145,11 @@ export abstract class SparseIndex {
   /** Waits for pending write-backs (no fdatasync); rejects with the kept failure. */
   drain(): Promise<void> {
     return this.storage.drain();
+  }
+
+  /** Starts the write-back of deferred dirty bytes (IndexFile.kickWriteBack). */
+  kickWriteBack(): void {
+    this.storage.kickWriteBack();
   }
 
   /** No write-back pending or running and no failure kept (drain() would find nothing to do). */
