@@ -1,7 +1,7 @@
 // Deferred index write-backs (sparse-index.ts SPARSE_WRITE_BACK_BYTES): an
 // append that adds offset/time index entries writes them back only once a
-// page of them is dirty; a flush, a durable() round, a write carrying the
-// fdatasync, a roll and the close write back the rest. Before, every
+// page of them is dirty; the roll and the close write back the rest, and a
+// durable acknowledgement does not wait for them (recovery rebuilds them). Before, every
 // appended batch with an index entry scheduled its own pool write (two per
 // batch with the time index), which cost the broker's event loop more than
 // the batch's data write. Fail-stop on a failed write-back is
@@ -27,20 +27,22 @@ function indexWrites(): { ops: string[]; onCrashPoint: (p: { op: string; path: s
 }
 
 describe('deferred index write-backs', () => {
-  it('appends below a page of entries write no index; flush() writes them back', async () => {
+  it('appends below a page of entries write no index, durable() included; the roll writes them back', async () => {
     const { ops, onCrashPoint } = indexWrites();
     const io = await newIo({ onCrashPoint });
     // An index entry for every batch.
     const log = await openLog(io, config({ indexIntervalBytes: 1 }));
     const batches = 100;
     for (let i = 0; i < batches; i++) await log.appendAsLeader(producerBatch(1, { tag: i }), { leaderEpoch: 0 });
-    await log.written(log.logEndOffset - 1);
+    await log.durable(log.logEndOffset - 1);
+    expect(log.durableOffset).toBe(batches);
     expect(ops).toEqual([]);
-    await log.flush();
+    await log.forceRoll();
     expect(ops.filter((op) => op.endsWith('.index')).length).toBeGreaterThan(0);
     expect(ops.filter((op) => op.endsWith('.timeindex')).length).toBeGreaterThan(0);
     const index = await io.readFile('/data/t-0/00000000000000000000.index');
-    // The file is preallocated: its first (batches - 1) entries (the first batch at position 0 gets none) are non-zero now.
+    // Trimmed at the roll to its entries: the first batch (at position 0) gets none, every later one one.
+    expect(index.length).toBe((batches - 1) * OFFSET_ENTRY_BYTES);
     expect(index.readUInt32BE((batches - 2) * OFFSET_ENTRY_BYTES)).toBe(batches - 1);
     await log.close();
   });
@@ -59,10 +61,7 @@ describe('deferred index write-backs', () => {
     await log.close();
   });
 
-  // Whether the write's completion acknowledges (metrics.writeSyncAcks) depends on the index write landing
-  // first: on disk it does (a small pwrite against a write + fdatasync); SimIo completes them in another
-  // order, and then a flush round acknowledges, as before deferral.
-  it('a durable append writes its deferred index entries back with its write', async () => {
+  it('a durable append rides its sync in the write, its deferred index entries left for later', async () => {
     const { ops, onCrashPoint } = indexWrites();
     const io = await newIo({ onCrashPoint });
     const log = await openLog(io, config({ indexIntervalBytes: 1 }));
@@ -73,9 +72,10 @@ describe('deferred index write-backs', () => {
     const r = log.tryAppendAsLeader(producerBatch(2, { tag: 1 }), { leaderEpoch: 0 }) ?? (await log.appendAsLeader(producerBatch(2, { tag: 1 }), { leaderEpoch: 0 }));
     await log.durable(r.lastOffset);
     expect(log.durableOffset).toBe(5);
-    expect(log.metrics.flushes - before.flushes).toBeGreaterThanOrEqual(1);
-    expect(ops.filter((op) => op.endsWith('.index'))).toHaveLength(1);
+    expect(log.metrics.writeSyncAcks - before.writeSyncAcks).toBe(1);
+    expect(ops).toEqual([]);
     await log.close();
+    expect(ops.filter((op) => op.endsWith('.index'))).toHaveLength(1);
   });
 
   it('a crash with entries never written back loses no record: recovery rebuilds the index', async () => {

@@ -9,8 +9,9 @@
 // IoFile.pwritevDatasync): wantsSyncWith() decides as the write is issued,
 // syncedByWrite() acknowledges when it completed — only when nothing but the
 // active segment's file holds non-durable data, no directory fsync is due,
-// the flusher is not paused and the active segment's index write-backs have
-// landed; otherwise the waiters stay for a round (which syncs again).
+// the flusher is not paused and the active segment's due index write-backs
+// have landed (deferred entries, fewer than a page: sparse-index.ts, are not
+// waited for); otherwise the waiters stay for a round (which syncs again).
 //
 // Invariants: the durable position only advances after the fdatasync that
 // covers it completed (never acknowledge before the sync, never retry a
@@ -132,13 +133,7 @@ export class LogFlusher {
   wantsSyncWith(segment: Segment, lastOffset: number): boolean {
     if (!this.syncAloneSuffices(segment)) return false;
     const waiter = this.durableWaiters.minOffset();
-    const wanted = (waiter !== undefined && waiter <= lastOffset) || this.target > this.positions.durable;
-    if (wanted) {
-      // The indexes' deferred write-backs (sparse-index.ts) go out beside the write, so they have landed when it completes.
-      segment.offsetIndex.kickWriteBack();
-      segment.timeIndex.kickWriteBack();
-    }
-    return wanted;
+    return (waiter !== undefined && waiter <= lastOffset) || this.target > this.positions.durable;
   }
 
   /**
@@ -211,9 +206,10 @@ export class LogFlusher {
       await segment.logFile.file.fdatasync();
       this.metrics.flushes++;
       // Sealed: indexes synced (trusted below the recovery point). Active:
-      // rebuilt by recovery, so not synced, but their write-backs must have
-      // landed: a durable acknowledgement never precedes a failed index
-      // write of the range it covers (the failure is fail-stop).
+      // rebuilt by recovery, so not synced, but the write-backs issued must
+      // have landed: a durable acknowledgement never follows a failed index
+      // write (the failure is fail-stop). Deferred entries (sparse-index.ts)
+      // are not written here.
       if (segment !== this.segments.active) await segment.flushIndexes();
       else await segment.drainIndexes();
     }

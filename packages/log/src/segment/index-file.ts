@@ -54,12 +54,12 @@ export interface IndexFileOptions {
   readonly knownBytes?: number | undefined;
   /**
    * 0 (the default): every append schedules a write-back. N > 0: an append
-   * schedules one only once N bytes are dirty; fewer wait for drain(),
-   * flush(), resizeFile(), rename(), close() or kickWriteBack(). For indexes
-   * whose file nothing reads while the mirror lives and recovery rebuilds
-   * (the active segment's .index and .timeindex): each write-back is a pool
-   * job, and one per appended batch cost the broker's event loop more than
-   * the batch's own write.
+   * schedules one only once N bytes are dirty; fewer are deferred: they wait
+   * for flush(), resizeFile(), rename() or close(), and drain() and `settled`
+   * do not count them. For indexes whose file nothing reads while the mirror
+   * lives and that recovery rebuilds (the active segment's .index and
+   * .timeindex): each write-back is a pool job, and one per appended batch
+   * cost the broker's event loop more than the batch's own write.
    */
   readonly deferWriteBackBytes?: number;
 }
@@ -69,6 +69,11 @@ const UNLOADED = Buffer.alloc(0);
 const EMPTY = Buffer.alloc(0);
 /** Where every file's mutation chain starts (one shared settled promise, not one per index). */
 const SETTLED: Promise<void> = Promise.resolve();
+
+/** `dirty` bytes are due for a write-back: none deferred (deferWriteBackBytes or more of them, or any with 0). */
+function writeBackDue(dirty: number, deferWriteBackBytes: number): boolean {
+  return dirty > 0 && dirty >= deferWriteBackBytes;
+}
 
 /** Bytes the mirror of an empty index starts with before growing by doubling. */
 export const INITIAL_MIRROR_BYTES = 64 * 1024;
@@ -308,7 +313,7 @@ export class IndexFile {
   append(bytes: number): void {
     assert(this.usedBytesValue + bytes <= this.mirrorValue.length, 'IndexFile.append: bytes were not reserved');
     this.usedBytesValue += bytes;
-    if (this.usedBytesValue - this.dirtyFrom >= this.deferWriteBackBytes) this.kickWriteBack();
+    if (writeBackDue(this.usedBytesValue - this.dirtyFrom, this.deferWriteBackBytes)) this.scheduleWrite();
   }
 
   /** Drops bytes at and after `bytes` (logically; 'exact' files are ftruncated in the background). */
@@ -319,7 +324,7 @@ export class IndexFile {
     assert(this.loadedValue, 'IndexFile.truncateUsed: before load()');
     this.usedBytesValue = bytes;
     if (this.dirtyFrom > bytes) this.dirtyFrom = bytes;
-    if (this.sizing === 'exact') this.kickWriteBack();
+    if (this.sizing === 'exact') this.scheduleWrite();
   }
 
   /** Sets the file length (Kafka's resize); pending write-backs land first. Never below usedBytes. */
@@ -335,9 +340,9 @@ export class IndexFile {
     });
   }
 
-  /** Waits for pending write-backs (no fdatasync). */
+  /** Waits for pending write-backs (no fdatasync); deferred bytes stay deferred. */
   drain(): Promise<void> {
-    return this.enqueue(() => this.writeBack());
+    return this.enqueue(() => (writeBackDue(this.usedBytesValue - this.dirtyFrom, this.deferWriteBackBytes) ? this.writeBack() : Promise.resolve()));
   }
 
   /** Writes back pending bytes and fdatasyncs the file (if it exists). */
@@ -419,10 +424,8 @@ export class IndexFile {
     return file;
   }
 
-  /** Schedules the write-back of whatever is dirty (deferred bytes included); a failure reaches the failure listener. */
-  kickWriteBack(): void {
-    if (this.writeQueued || this.readOnly || this.closed || this.failure !== undefined) return;
-    if (this.dirtyFrom >= this.usedBytesValue && !(this.sizing === 'exact' && this.fileBytesValue > this.usedBytesValue)) return;
+  private scheduleWrite(): void {
+    if (this.writeQueued || this.readOnly) return;
     this.writeQueued = true;
     // The failure is kept by enqueue's chain and rethrown by the next operation.
     this.enqueue(() => this.writeBack()).catch(() => undefined);
@@ -458,12 +461,13 @@ export class IndexFile {
   }
 
   /**
-   * Nothing to write back and no file operation queued or running (and no
-   * failure kept): drain() would find nothing to do. Lets a write that
-   * carried the fdatasync acknowledge synchronously (LogFlusher.syncedByWrite).
+   * Nothing due to write back (deferred bytes aside) and no file operation
+   * queued or running (and no failure kept): drain() would find nothing to
+   * do. Lets a write that carried the fdatasync acknowledge synchronously
+   * (LogFlusher.syncedByWrite).
    */
   get settled(): boolean {
-    if ((this.ops?.count ?? 0) > 0 || this.writeQueued || this.failure !== undefined || this.dirtyFrom < this.usedBytesValue) return false;
+    if ((this.ops?.count ?? 0) > 0 || this.writeQueued || this.failure !== undefined || writeBackDue(this.usedBytesValue - this.dirtyFrom, this.deferWriteBackBytes)) return false;
     return !(this.sizing === 'exact' && this.fileBytesValue > this.usedBytesValue);
   }
 

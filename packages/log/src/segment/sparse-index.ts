@@ -29,11 +29,13 @@ export interface IndexOpenOptions {
 /**
  * Dirty bytes of an offset or time index that start a background write-back
  * (IndexFile deferWriteBackBytes): a page, 512 offset entries (about 2 MiB of
- * log at index.interval.bytes 4096). Fewer wait for the segment's drain or
- * flush: a durable() round, a write that carries the fdatasync
- * (LogFlusher.wantsSyncWith), a roll, a truncation or the close. Nothing
- * reads the file of an index whose mirror lives, and recovery rebuilds the
- * active segment's indexes, so a crash loses nothing with them.
+ * log at index.interval.bytes 4096). Fewer are deferred to the roll (the
+ * sealed segment's indexes are flushed), a truncation's rewrite, or the
+ * close; a durable acknowledgement does not wait for them. Nothing reads the
+ * file of an index whose mirror lives, and recovery rebuilds the active
+ * segment's indexes (from floor(recovery point)), so a crash loses nothing
+ * with them. A write-back that runs and fails is fail-stop as before: no
+ * acknowledgement after it.
  */
 export const SPARSE_WRITE_BACK_BYTES = 4096;
 
@@ -145,11 +147,6 @@ export abstract class SparseIndex {
   /** Waits for pending write-backs (no fdatasync); rejects with the kept failure. */
   drain(): Promise<void> {
     return this.storage.drain();
-  }
-
-  /** Starts the write-back of deferred dirty bytes (IndexFile.kickWriteBack). */
-  kickWriteBack(): void {
-    this.storage.kickWriteBack();
   }
 
   /** No write-back pending or running and no failure kept (drain() would find nothing to do). */
