@@ -77,7 +77,9 @@ describe('verify after an unclean stop (kill -9, every record intact)', () => {
     bytes[position + 70] = (bytes[position + 70] as number) ^ 0x5a;
     writeFileSync(sealed as string, bytes);
     const active = logFiles(u.partitionDir).at(-1) as string;
-    const index = active.replace(/\.log$/, '.index');
+    // A sealed segment's index (flushed at its roll; the active segment's entries are written back a page at a
+    // time, so after this kill -9 its file holds none: recovery work, not damage).
+    const index = (logFiles(u.partitionDir)[1] as string).replace(/\.log$/, '.index');
     const indexBytes = readFileSync(index);
     indexBytes.writeInt32BE(indexBytes.readInt32BE(12) + 1, 12); // entry 1, inside the valid data: off by one
     writeFileSync(index, indexBytes);
