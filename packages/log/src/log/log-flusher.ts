@@ -64,6 +64,8 @@ export class LogFlusher {
   private readonly now: () => number;
   private readonly onFailure: (error: unknown) => void;
   private flushing: Promise<void> | null;
+  /** Writes carrying the fdatasync issued and not yet completed (wantsSyncWith said yes). */
+  private syncWrites: number;
   private paused: number;
   private target: number;
   private dirDirty: boolean;
@@ -82,6 +84,7 @@ export class LogFlusher {
     this.now = deps.now;
     this.onFailure = deps.onFailure;
     this.flushing = null;
+    this.syncWrites = 0;
     this.paused = 0;
     this.target = 0;
     this.dirDirty = false;
@@ -131,9 +134,13 @@ export class LogFlusher {
    * up to its end (see syncedByWrite).
    */
   wantsSyncWith(segment: Segment, lastOffset: number): boolean {
-    if (!this.syncAloneSuffices(segment)) return false;
+    // One fdatasync of the file at a time: while a round's is in flight, a second one's success could be
+    // seen before the first one's failure and acknowledge pages that failure lost (fsyncgate).
+    if (this.flushing !== null || !this.syncAloneSuffices(segment)) return false;
     const waiter = this.durableWaiters.minOffset();
-    return (waiter !== undefined && waiter <= lastOffset) || this.target > this.positions.durable;
+    const wanted = (waiter !== undefined && waiter <= lastOffset) || this.target > this.positions.durable;
+    if (wanted) this.syncWrites++;
+    return wanted;
   }
 
   /**
@@ -144,6 +151,7 @@ export class LogFlusher {
    */
   syncedByWrite(segment: Segment, upTo: number): void {
     this.metrics.flushes++;
+    this.syncWrites--;
     if (!this.syncAloneSuffices(segment) || !segment.indexesSettled) return;
     assert(upTo <= this.positions.written, 'LogFlusher.syncedByWrite: synced beyond the written position');
     this.metrics.writeSyncAcks++;
@@ -165,7 +173,8 @@ export class LogFlusher {
 
   /** Starts a round unless one runs, the flusher is paused, or nothing is wanted. */
   maybeStart(): void {
-    if (this.flushing !== null || this.paused > 0 || this.positions.state !== 'open') return;
+    // Not beside a write carrying the sync (see wantsSyncWith): its completion calls here again.
+    if (this.flushing !== null || this.syncWrites > 0 || this.paused > 0 || this.positions.state !== 'open') return;
     if (!this.wanted()) return;
     this.flushing = this.run().finally(() => {
       this.flushing = null;
