@@ -112,9 +112,14 @@ function txnBatch(seq: number, base: number): Buffer {
   });
 }
 
+/**
+ * Tiny segments, an index entry per batch, and every entry written back at once (indexWriteBackBytes 0;
+ * the default leaves up to a page unwritten until the roll): so the .index/.timeindex schedules fault
+ * background write-backs, not only the roll's flush.
+ */
 function config(variant: WriteVariant): LogConfig {
   const mode = variant === 'direct' ? { writeMode: 'direct', preallocate: true } as const : {};
-  return new LogConfig({ segmentBytes: 1024, indexIntervalBytes: 1, retentionMs: -1, fileDeleteDelayMs: 0, ...mode });
+  return new LogConfig({ segmentBytes: 1024, indexIntervalBytes: 1, indexWriteBackBytes: 0, retentionMs: -1, fileDeleteDelayMs: 0, ...mode });
 }
 
 /** One run's ledger: what was acknowledged, and the steps taken. */

@@ -8,6 +8,7 @@
 // SEGLOG_ERR_LOG_INVALID_CONFIG naming the key (camelCase and Kafka's name).
 
 import { SeglogError } from '@seglog/common';
+import { SPARSE_WRITE_BACK_BYTES } from './segment/sparse-index.js';
 
 export type MessageTimestampType = 'CreateTime' | 'LogAppendTime';
 export type WriteMode = 'buffered' | 'direct';
@@ -25,6 +26,12 @@ export interface LogConfigValues {
   readonly indexIntervalBytes: number;
   /** segment.index.bytes: maximum size of .index and .timeindex. */
   readonly segmentIndexBytes: number;
+  /**
+   * seglog: bytes of the active segment's .index/.timeindex entries left unwritten before a background
+   * write-back (default 4096, a page); the rest is written at the roll or the close, and recovery rebuilds
+   * the active segment's indexes. 0: every entry is written back at once (a pool write per batch).
+   */
+  readonly indexWriteBackBytes: number;
   /** max.message.bytes: maximum batch size (after compression) accepted from clients. */
   readonly maxMessageBytes: number;
   /** retention.bytes: size retention per partition; negative = unlimited. */
@@ -82,6 +89,7 @@ const SPECS: { readonly [K in LogConfigKey]: KeySpec } = {
   segmentJitterMs: { kafka: 'segment.jitter.ms', type: 'long', min: 0 },
   indexIntervalBytes: { kafka: 'index.interval.bytes', type: 'int', min: 0 },
   segmentIndexBytes: { kafka: 'segment.index.bytes', type: 'int', min: 4 },
+  indexWriteBackBytes: { kafka: 'seglog.index.write.back.bytes', type: 'int', min: 0 },
   maxMessageBytes: { kafka: 'max.message.bytes', type: 'int', min: 0 },
   // Kafka has no validator on retention.bytes: any negative value means unlimited.
   retentionBytes: { kafka: 'retention.bytes', type: 'long', min: -NEVER },
@@ -109,6 +117,7 @@ const DEFAULTS: LogConfigValues = {
   segmentJitterMs: 0,
   indexIntervalBytes: 4096,
   segmentIndexBytes: 10 * 1024 * 1024,
+  indexWriteBackBytes: SPARSE_WRITE_BACK_BYTES,
   maxMessageBytes: 1024 * 1024 + 12,
   retentionBytes: -1,
   retentionMs: 7 * DAY_MS,
@@ -220,6 +229,7 @@ export class LogConfig implements LogConfigValues {
   readonly segmentJitterMs: number;
   readonly indexIntervalBytes: number;
   readonly segmentIndexBytes: number;
+  readonly indexWriteBackBytes: number;
   readonly maxMessageBytes: number;
   readonly retentionBytes: number;
   readonly retentionMs: number;
@@ -252,6 +262,7 @@ export class LogConfig implements LogConfigValues {
     this.segmentJitterMs = v.segmentJitterMs;
     this.indexIntervalBytes = v.indexIntervalBytes;
     this.segmentIndexBytes = v.segmentIndexBytes;
+    this.indexWriteBackBytes = v.indexWriteBackBytes;
     this.maxMessageBytes = v.maxMessageBytes;
     this.retentionBytes = v.retentionBytes;
     this.retentionMs = v.retentionMs;

@@ -55,6 +55,7 @@ describe('LogConfig', () => {
       ['messageTimestampAfterMaxMs', 0, 'message.timestamp.after.max.ms'],
       ['producerIdExpirationMs', 1, 'producer.id.expiration.ms'],
       ['minFreeBytes', 0, 'seglog.min.free.bytes'],
+      ['indexWriteBackBytes', 0, 'seglog.index.write.back.bytes'],
     ];
     for (const [key, min, kafkaName] of minimums) {
       expect(new LogConfig({ [key]: min })[key]).toBe(min);

@@ -100,7 +100,7 @@ async function openParts(io: Io, path: (kind: FileKind) => string, baseOffset: n
   const logFile = new SegmentFileRef(await io.open(path('log')));
   holdWhile(logFile.file, logFile);
   try {
-    const options = { baseOffset, maxIndexBytes: config.segmentIndexBytes, lazy: true };
+    const options = { baseOffset, maxIndexBytes: config.segmentIndexBytes, writeBackBytes: config.indexWriteBackBytes, lazy: true };
     const offsetIndex = await OffsetIndex.open(io, path('index'), { ...options, present: !indexWasMissing, knownBytes: known?.indexBytes });
     const timeIndex = await TimeIndex.open(io, path('timeindex'), { ...options, present: listed('timeindex'), knownBytes: known?.timeIndexBytes });
     const txnIndex = await TxnIndex.open(io, path('txnindex'), { baseOffset, present: listed('txnindex') });
@@ -115,7 +115,7 @@ async function openParts(io: Io, path: (kind: FileKind) => string, baseOffset: n
 function knownParts(io: Io, open: (path: string) => IoFile, path: (kind: FileKind) => string, baseOffset: number, config: LogConfig, known: SealedFacts): SegmentFiles {
   const logFile = new SegmentFileRef(open(path('log')));
   holdWhile(logFile.file, logFile);
-  const options = { baseOffset, maxIndexBytes: config.segmentIndexBytes, lazy: true };
+  const options = { baseOffset, maxIndexBytes: config.segmentIndexBytes, writeBackBytes: config.indexWriteBackBytes, lazy: true };
   const offsetIndex = OffsetIndex.deferred(io, path('index'), options, open(path('index')), known.indexBytes);
   const timeIndex = TimeIndex.deferred(io, path('timeindex'), options, open(path('timeindex')), known.timeIndexBytes);
   const txnIndex = TxnIndex.absent(io, path('txnindex'), { baseOffset });
@@ -132,7 +132,7 @@ async function createFiles(io: Io, path: (kind: FileKind) => string, baseOffset:
   holdWhile(file, logFile);
   const opened: Array<{ delete(): Promise<void> }> = [];
   try {
-    const indexOptions = { baseOffset, maxIndexBytes: config.segmentIndexBytes };
+    const indexOptions = { baseOffset, maxIndexBytes: config.segmentIndexBytes, writeBackBytes: config.indexWriteBackBytes };
     const offsetIndex = await OffsetIndex.open(io, path('index'), indexOptions);
     opened.push(offsetIndex);
     const timeIndex = await TimeIndex.open(io, path('timeindex'), indexOptions);

@@ -24,6 +24,8 @@ export interface IndexOpenOptions {
   readonly present?: boolean | undefined;
   /** With lazy: the file's length as a clean close recorded it (no stat at open). */
   readonly knownBytes?: number | undefined;
+  /** Dirty bytes that start a background write-back (LogConfig.indexWriteBackBytes); default SPARSE_WRITE_BACK_BYTES. */
+  readonly writeBackBytes?: number;
 }
 
 /**
@@ -60,7 +62,7 @@ export function indexStorageOptions(path: string, options: IndexOpenOptions, ent
     lazy: options.lazy ?? false,
     present: options.present,
     knownBytes: options.knownBytes,
-    deferWriteBackBytes: SPARSE_WRITE_BACK_BYTES,
+    deferWriteBackBytes: options.writeBackBytes ?? SPARSE_WRITE_BACK_BYTES,
   };
 }
 
