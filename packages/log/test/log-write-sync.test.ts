@@ -29,6 +29,16 @@ async function warmLog(io: SimIo, writeMode: WriteMode): Promise<Log> {
   return log;
 }
 
+/** A warm log on a SimIo recording .log operations from here on, and its metrics now. */
+async function recordedWarmLog(writeMode: WriteMode): Promise<{ ops: string[]; io: SimIo; log: Log; before: Log['metrics'] }> {
+  const { ops, onCrashPoint } = recordOps();
+  const io = await newIo({ onCrashPoint });
+  const log = await warmLog(io, writeMode);
+  const before = { ...log.metrics };
+  ops.length = 0;
+  return { ops, io, log, before };
+}
+
 /** The user's durable append: try the caller path, else the pooled one, then durable() in the same step. */
 async function durableAppend(log: Log, batch: Buffer): Promise<number> {
   const r = log.tryAppendAsLeader(batch, { leaderEpoch: 0 }) ?? (await log.appendAsLeader(batch, { leaderEpoch: 0 }));
@@ -38,11 +48,7 @@ async function durableAppend(log: Log, batch: Buffer): Promise<number> {
 
 describe.each(MODES)('a write that carries its fdatasync (%s)', (writeMode) => {
   it('rides the sync in the write when durable() follows the append: one write, one sync, no round', async () => {
-    const { ops, onCrashPoint } = recordOps();
-    const io = await newIo({ onCrashPoint });
-    const log = await warmLog(io, writeMode);
-    const before = { ...log.metrics };
-    ops.length = 0;
+    const { ops, io, log, before } = await recordedWarmLog(writeMode);
     const last = await durableAppend(log, producerBatch(2, { tag: 1 }));
     expect(last).toBe(4);
     expect(log.durableOffset).toBe(5);
@@ -57,11 +63,7 @@ describe.each(MODES)('a write that carries its fdatasync (%s)', (writeMode) => {
   });
 
   it('leaves the sync to a flush round when nobody waits as the write is issued', async () => {
-    const { ops, onCrashPoint } = recordOps();
-    const io = await newIo({ onCrashPoint });
-    const log = await warmLog(io, writeMode);
-    const before = { ...log.metrics };
-    ops.length = 0;
+    const { ops, io, log, before } = await recordedWarmLog(writeMode);
     const r = log.tryAppendAsLeader(producerBatch(2, { tag: 1 }), { leaderEpoch: 0 });
     expect(r).not.toBeNull();
     await log.written(r!.lastOffset);
@@ -75,11 +77,7 @@ describe.each(MODES)('a write that carries its fdatasync (%s)', (writeMode) => {
   });
 
   it('group commit: sixteen producers in one step: the first batch leaves at once, the fifteen others share one write and one sync', async () => {
-    const { ops, onCrashPoint } = recordOps();
-    const io = await newIo({ onCrashPoint });
-    const log = await warmLog(io, writeMode);
-    const before = { ...log.metrics };
-    ops.length = 0;
+    const { ops, io, log, before } = await recordedWarmLog(writeMode);
     const lasts = await Promise.all(Array.from({ length: 16 }, (_, i) => durableAppend(log, producerBatch(1, { tag: i }))));
     expect(lasts).toEqual(Array.from({ length: 16 }, (_, i) => 3 + i));
     expect(log.durableOffset).toBe(19);

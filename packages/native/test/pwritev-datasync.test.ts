@@ -18,53 +18,46 @@ native('pwritevDatasync (native addon)', () => {
 
   afterAll(() => dir.remove());
 
+  /** Runs `body` on a new file opened read-write, closing its fd afterwards. */
+  async function withFile(body: (fd: number, file: string) => Promise<void>): Promise<void> {
+    const file = path();
+    const fd = openSync(file, constants.O_RDWR | constants.O_CREAT);
+    try {
+      await body(fd, file);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
   it('is available on this platform', () => {
     expect(pwritevDatasync).not.toBeNull();
   });
 
-  it('writes every buffer at its position, in order, and syncs', async () => {
-    const file = path();
-    const fd = openSync(file, constants.O_RDWR | constants.O_CREAT);
-    try {
-      const a = patternBytes(1000, 1);
-      const b = patternBytes(0, 2);
-      const c = patternBytes(70_000, 3);
-      await pwritevDatasync!(fd, [a, b, c], 0);
-      const d = patternBytes(5, 4);
-      await pwritevDatasync!(fd, [d], 71_000 + 10); // a hole of 10 bytes reads as zeros
-      const expected = Buffer.concat([a, c, Buffer.alloc(10), d]);
-      expect(readFileSync(file).equals(expected)).toBe(true);
-    } finally {
-      closeSync(fd);
-    }
-  });
+  it('writes every buffer at its position, in order, and syncs', () => withFile(async (fd, file) => {
+    const a = patternBytes(1000, 1);
+    const b = patternBytes(0, 2);
+    const c = patternBytes(70_000, 3);
+    await pwritevDatasync!(fd, [a, b, c], 0);
+    const d = patternBytes(5, 4);
+    await pwritevDatasync!(fd, [d], 71_000 + 10); // a hole of 10 bytes reads as zeros
+    const expected = Buffer.concat([a, c, Buffer.alloc(10), d]);
+    expect(readFileSync(file).equals(expected)).toBe(true);
+  }));
 
-  it('copies the iovecs: the caller may reuse its array at once', async () => {
-    const file = path();
-    const fd = openSync(file, constants.O_RDWR | constants.O_CREAT);
-    try {
-      const iov: Uint8Array[] = [Buffer.from('hello '), Buffer.from('world')];
-      const done = pwritevDatasync!(fd, iov, 3);
-      iov.length = 0;
-      iov.push(Buffer.from('XXXXXXXXXXXXXXXX'));
-      await done;
-      expect(readFileSync(file).toString('latin1')).toBe('\0\0\0hello world');
-    } finally {
-      closeSync(fd);
-    }
-  });
+  it('copies the iovecs: the caller may reuse its array at once', () => withFile(async (fd, file) => {
+    const iov: Uint8Array[] = [Buffer.from('hello '), Buffer.from('world')];
+    const done = pwritevDatasync!(fd, iov, 3);
+    iov.length = 0;
+    iov.push(Buffer.from('XXXXXXXXXXXXXXXX'));
+    await done;
+    expect(readFileSync(file).toString('latin1')).toBe('\0\0\0hello world');
+  }));
 
-  it('takes up to 1024 buffers (IOV_MAX)', async () => {
-    const file = path();
-    const fd = openSync(file, constants.O_RDWR | constants.O_CREAT);
-    try {
-      const buffers = Array.from({ length: 1024 }, (_, i) => patternBytes(7, i));
-      await pwritevDatasync!(fd, buffers, 0);
-      expect(readFileSync(file).equals(Buffer.concat(buffers))).toBe(true);
-    } finally {
-      closeSync(fd);
-    }
-  });
+  it('takes up to 1024 buffers (IOV_MAX)', () => withFile(async (fd, file) => {
+    const buffers = Array.from({ length: 1024 }, (_, i) => patternBytes(7, i));
+    await pwritevDatasync!(fd, buffers, 0);
+    expect(readFileSync(file).equals(Buffer.concat(buffers))).toBe(true);
+  }));
 
   it('rejects a closed fd with a typed error naming the write, having written nothing', async () => {
     const fd = openSync(path(), constants.O_RDWR | constants.O_CREAT);
