@@ -17,6 +17,7 @@
         "csrc/fs-ops.cc",
         "csrc/sendfile.cc",
         "csrc/pwritev-datasync.cc",
+        "csrc/pwritev-many.cc",
         "csrc/aligned-alloc.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],

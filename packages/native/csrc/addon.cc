@@ -1,9 +1,9 @@
 // Entry point of seglog_native.node. Exports (the JS loader in
 // src/internal/loader.ts checks every name and abiVersion before use):
-//   abiVersion, pageSize, features {fallocate, sendfile, fadvise, pwritevDatasync},
+//   abiVersion, pageSize, features {fallocate, sendfile, fadvise, pwritevDatasync, pwritevMany},
 //   crc32c, crc32cSoftware, crc32cHardware, crc32cHardwareAvailable,
 //   fallocateSync, fallocate, fadvise, sendfile, debugCounters,
-//   alignedAlloc, bufferAddressMod, pwritevDatasync.
+//   alignedAlloc, bufferAddressMod, pwritevDatasync, pwritevMany.
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,7 +16,7 @@
 namespace seglog {
 
 // Bump when the exported surface changes, so a stale build is refused.
-constexpr int kAbiVersion = 2;
+constexpr int kAbiVersion = 3;
 
 bool ThrowType(Napi::Env env, const char* what) {
   Napi::TypeError::New(env, what).ThrowAsJavaScriptException();
@@ -74,6 +74,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitFsOps(env, exports, features);
   InitSendfile(env, exports, features);
   InitPwritevDatasync(env, exports, features);
+  InitPwritevMany(env, exports, features);
   InitAlignedAlloc(env, exports);
   exports.Set("features", features);
   return exports;

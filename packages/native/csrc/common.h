@@ -35,6 +35,7 @@ void InitCrc32c(Napi::Env env, Napi::Object exports);
 void InitFsOps(Napi::Env env, Napi::Object exports, Napi::Object features);
 void InitSendfile(Napi::Env env, Napi::Object exports, Napi::Object features);
 void InitPwritevDatasync(Napi::Env env, Napi::Object exports, Napi::Object features);
+void InitPwritevMany(Napi::Env env, Napi::Object exports, Napi::Object features);
 void InitAlignedAlloc(Napi::Env env, Napi::Object exports);
 
 }  // namespace seglog

@@ -173,6 +173,44 @@ export const pwritevDatasync: ((fd: number, buffers: readonly Uint8Array[], posi
     });
   };
 
+const rawPwritevMany = binding?.pwritevMany;
+
+/** One write of pwritevMany: every byte of `buffers` (1..1024) to `fd` at `position`. */
+export interface ManyWrite {
+  readonly fd: number;
+  readonly position: number;
+  readonly buffers: readonly Uint8Array[];
+}
+
+/**
+ * Several pwritev(2)s, to any files, in ONE libuv threadpool job (one worker
+ * wake-up and one completion for all: a broker's appends to many partitions
+ * in one turn). The writes run in order, each to its end (short writes
+ * continue) or its first error; one failing does not stop the others.
+ * Resolves, never rejects, with one slot per write: null when every byte was
+ * written, else a NativeError (code SEGLOG_ERR_NATIVE_PWRITEV_MANY, syscall
+ * 'pwritev', context.bytesWritten; a write that made no progress is EIO with
+ * context.noProgress). The fds are NOT dup()ed: the caller keeps every fd
+ * open until the promise settles. Buffers are referenced until the job ends.
+ */
+export const pwritevMany: ((writes: readonly ManyWrite[]) => Promise<Array<unknown>>) | null =
+  rawPwritevMany === undefined ? null : (writes) => {
+    assert(writes.length >= 1, 'pwritevMany: at least one write');
+    const fds: number[] = [];
+    const positions: number[] = [];
+    const vectors: (readonly Uint8Array[])[] = [];
+    for (const w of writes) {
+      checkFd(w.fd, 'pwritevMany: fd must be an integer >= 0');
+      checkPosition(w.position, 'pwritevMany: position must be a safe integer >= 0');
+      assert(w.buffers.length >= 1 && w.buffers.length <= 1024, 'pwritevMany: 1..1024 buffers per write');
+      fds.push(w.fd);
+      positions.push(w.position);
+      vectors.push(w.buffers);
+    }
+    return rawPwritevMany(fds, positions, vectors).then((slots) => slots.map((slot, i) =>
+      slot === null ? null : nativeErrorFrom(slot, NativeErrorCode.pwritevMany, { fd: fds[i], position: positions[i] })));
+  };
+
 const rawAlignedAlloc = binding?.alignedAlloc;
 
 /**

@@ -3,13 +3,14 @@
 // error-converting wrappers from '@seglog/native'.
 
 /** Bumped in csrc/addon.cc with every change of this surface; a stale build is refused. */
-export const ABI_VERSION = 2;
+export const ABI_VERSION = 3;
 
 export interface RawFeatures {
   readonly fallocate: boolean;
   readonly sendfile: boolean;
   readonly fadvise: boolean;
   readonly pwritevDatasync: boolean;
+  readonly pwritevMany: boolean;
 }
 
 export interface RawCounters {
@@ -41,6 +42,8 @@ export interface RawBinding {
   sendfile?: (socketFd: number, fileFd: number, position: number, length: number, idleTimeoutMs: number) => Promise<number>;
   debugCounters?: () => RawCounters;
   pwritevDatasync?: (fd: number, buffers: readonly Uint8Array[], position: number) => Promise<void>;
+  /** Resolves with one slot per entry: null, or the entry's errno error (bytesWritten, noProgress). */
+  pwritevMany?: (fds: readonly number[], positions: readonly number[], vectors: readonly (readonly Uint8Array[])[]) => Promise<Array<Error | null>>;
 }
 
 /** Members every build has, checked by the loader before anything is called. */
@@ -54,4 +57,5 @@ export const FEATURE_FUNCTIONS = {
   sendfile: ['sendfile', 'debugCounters'],
   fadvise: ['fadvise'],
   pwritevDatasync: ['pwritevDatasync'],
+  pwritevMany: ['pwritevMany'],
 } as const satisfies Record<keyof RawFeatures, readonly string[]>;

@@ -12,6 +12,7 @@ export const NativeErrorCode = {
   fadvise: 'SEGLOG_ERR_NATIVE_FADVISE',
   sendfile: 'SEGLOG_ERR_NATIVE_SENDFILE',
   pwritevDatasync: 'SEGLOG_ERR_NATIVE_PWRITEV_DATASYNC',
+  pwritevMany: 'SEGLOG_ERR_NATIVE_PWRITEV_MANY',
   alignedAlloc: 'SEGLOG_ERR_NATIVE_ALIGNED_ALLOC',
 } as const;
 export type NativeErrorCode = (typeof NativeErrorCode)[keyof typeof NativeErrorCode];

@@ -23,6 +23,8 @@ export interface NativeCapabilities {
   readonly fadvise: boolean;
   /** pwritevDatasync exists (Linux builds): a write and an fdatasync in one threadpool job. */
   readonly pwritevDatasync: boolean;
+  /** pwritevMany exists (Linux builds): several files' writes in one threadpool job. */
+  readonly pwritevMany: boolean;
   readonly alignedAlloc: boolean;
 }
 
@@ -80,7 +82,7 @@ function tryLoad(options: LoadOptions): LoadResult {
     capabilities: Object.freeze({
       loaded: true, reason: null, crc32c: true, crc32cHardware: binding.crc32cHardwareAvailable,
       fallocate: features.fallocate, sendfile: features.sendfile, fadvise: features.fadvise,
-      pwritevDatasync: features.pwritevDatasync, alignedAlloc: true,
+      pwritevDatasync: features.pwritevDatasync, pwritevMany: features.pwritevMany, alignedAlloc: true,
     }),
   };
 }
@@ -90,7 +92,7 @@ function unloaded(reason: string): LoadResult {
     binding: null,
     capabilities: Object.freeze({
       loaded: false, reason, crc32c: false, crc32cHardware: false,
-      fallocate: false, sendfile: false, fadvise: false, pwritevDatasync: false, alignedAlloc: false,
+      fallocate: false, sendfile: false, fadvise: false, pwritevDatasync: false, pwritevMany: false, alignedAlloc: false,
     }),
   };
 }
