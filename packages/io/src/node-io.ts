@@ -25,13 +25,14 @@ import fsp from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { assert } from '@seglog/common';
-import { pwritevDatasync as nativePwritevDatasync } from '@seglog/native';
+import { pwritevDatasync as nativePwritevDatasync, pwritevMany as nativePwritevMany } from '@seglog/native';
 import { IoError, IoErrorCode, ioErrorFromErrno, ioErrorFromNode } from './io-error.js';
 import type { AllocateMode, FileStat, FsStat, Io, IoFile, IoLock, OpenOptions } from './io.js';
 import { registerAlignedMemory } from './internal/aligned-memory.js';
 import { directAlignmentError } from './internal/direct-check.js';
 import { advanceIovecs, iovecBytes } from './internal/iovec.js';
 import { wasmMemory } from './internal/wasm-memory.js';
+import { WriteGather } from './internal/write-gather.js';
 
 type ByteCallback = (error: NodeJS.ErrnoException | null, bytes: number) => void;
 
@@ -61,6 +62,13 @@ export interface NodeIoOptions {
   readonly dirMode?: number;
   /** Positional I/O calls (tests inject short writes here); default node:fs. */
   readonly fs?: NodeIoFs;
+  /**
+   * Writes to buffered files issued in one turn share one threadpool job
+   * (the addon's pwritevMany; internal/write-gather.ts). Default true, unless
+   * the environment sets SEGLOG_IO_GATHER=0. Without the addon, or with an
+   * injected `fs`, every write is its own node:fs call.
+   */
+  readonly gatherWrites?: boolean;
 }
 
 export interface NodeIoStats {
@@ -74,6 +82,9 @@ export interface NodeIoStats {
   writeSyncNative: number;
   /** pwritevDatasync calls served as pwritev, then fdatasync (no addon, or an injected `fs`). */
   writeSyncFallback: number;
+  /** Threadpool jobs that carried two or more gathered writes, and the writes they carried (gatherWrites). */
+  gatherJobs: number;
+  gatheredWrites: number;
 }
 
 const constants = fs.constants as typeof fs.constants & { O_DIRECT?: number; O_DSYNC?: number };
@@ -172,14 +183,23 @@ class NodeCore {
   readonly handles: Set<NodeFile>;
   /** The addon's one-job write + fdatasync; null without it, or when tests replace `fs` (their short writes must run). */
   readonly pwritevDatasync: ((fd: number, buffers: readonly Uint8Array[], position: number) => Promise<void>) | null;
+  /** Gathers buffered writes into pwritevMany jobs; null without the addon, with an injected `fs`, or when disabled. */
+  readonly gather: WriteGather<NodeFile> | null;
   private readonly writeRequests: WriteRequest[];
   private readonly readRequests: ReadRequest[];
 
-  constructor(rawFs: NodeIoFs, alignment: number) {
+  constructor(rawFs: NodeIoFs, alignment: number, gatherWrites: boolean) {
     this.fs = rawFs;
     this.alignment = alignment;
+    this.stats = { shortWrites: 0, allocateNative: 0, allocateFallback: 0, writeSyncNative: 0, writeSyncFallback: 0, gatherJobs: 0, gatheredWrites: 0 };
     this.pwritevDatasync = rawFs === nodeFs ? nativePwritevDatasync : null;
-    this.stats = { shortWrites: 0, allocateNative: 0, allocateFallback: 0, writeSyncNative: 0, writeSyncFallback: 0 };
+    const many = nativePwritevMany;
+    this.gather = rawFs === nodeFs && gatherWrites && many !== null
+      ? new WriteGather<NodeFile>(many, (file, buffers, position, settle) => {
+        file.beginOp(); // the request's own count (its finish() ends it); gathered() holds the write's
+        this.takeWrite().start(file, null, buffers, position).then(() => settle(null), settle);
+      }, this.stats)
+      : null;
     this.handles = new Set();
     this.writeRequests = [];
     this.readRequests = [];
@@ -415,7 +435,7 @@ class NodeFile implements IoFile {
     return directAlignmentError(syscall, this.path, this.core.alignment, position, length, buffer, 'allow');
   }
 
-  private beginOp(): void {
+  beginOp(): void {
     this.inflight++;
   }
 
@@ -440,6 +460,7 @@ class NodeFile implements IoFile {
     const error = this.unusable('pwrite', true) ?? this.misaligned('pwrite', position, buffer.byteLength, buffer);
     if (error !== null) return Promise.reject(error);
     if (buffer.byteLength === 0) return Promise.resolve();
+    if (this.core.gather !== null && !this.direct) return this.gathered([buffer], position);
     this.beginOp();
     return this.core.takeWrite().start(this, buffer, null, position);
   }
@@ -461,8 +482,31 @@ class NodeFile implements IoFile {
     const { error, end: at } = this.checkVector(buffers, position);
     if (error !== null) return Promise.reject(error);
     if (at === position) return Promise.resolve();
+    if (this.core.gather !== null && !this.direct && buffers.length <= IOV_MAX) return this.gathered(buffers, position);
     this.beginOp();
     return this.core.takeWrite().start(this, null, buffers, position);
+  }
+
+  /** A write through the core's WriteGather (one threadpool job for the turn's writes). */
+  private gathered(buffers: readonly Uint8Array[], position: number): Promise<void> {
+    this.beginOp(); // held until the write ends: close() waits, so the job's fd stays this file's
+    return new Promise<void>((resolve, reject) => {
+      (this.core.gather as WriteGather<NodeFile>).add(this, buffers, position, (error) => {
+        this.endOp();
+        if (error === null) resolve();
+        else reject(this.gatherError(error, position));
+      });
+    });
+  }
+
+  /** An IoError (from the lone node:fs path) as it is; an addon error mapped as node:fs's would be. */
+  private gatherError(error: unknown, position: number): unknown {
+    if (error instanceof IoError) return error;
+    try {
+      return nativeWriteSyncError(error, this, position);
+    } catch {
+      return error; // not an operating error (a TypeError): rejected unchanged
+    }
   }
 
   preadSync(buffer: Uint8Array, position: number, length: number = buffer.byteLength): number {
@@ -649,7 +693,7 @@ export class NodeIo implements Io {
     const alignment = options.directAlignment ?? 4096;
     assert(Number.isSafeInteger(alignment) && alignment >= 512 && (alignment & (alignment - 1)) === 0, 'NodeIo: directAlignment must be a power of two >= 512');
     this.directAlignment = alignment;
-    this.core = new NodeCore(options.fs ?? nodeFs, alignment);
+    this.core = new NodeCore(options.fs ?? nodeFs, alignment, options.gatherWrites ?? process.env['SEGLOG_IO_GATHER'] !== '0');
     this.fileMode = options.fileMode ?? 0o600;
     this.dirMode = options.dirMode ?? 0o700;
   }
