@@ -33,6 +33,7 @@ const fresh = (): string => {
   return dir;
 };
 const placements: string[] = [];
+const plainPhases: Array<{ loopMs: number; syncMs: number }> = [];
 const phases: Array<{ mode: WriteMode; loopMs: number; flushMs: number; cpuMs: number }> = [];
 
 // Experiments: SEGLOG_EXP_QUEUED_MIB / SEGLOG_EXP_WRITE_KIB set the buffered writer's limits.
@@ -55,6 +56,7 @@ function plain(): Case {
     before: () => { dir = fresh(); },
     run: () => {
       const fd = openSync(path.join(dir, 'frames'), 'w', 0o600);
+      const t0 = process.hrtime.bigint();
       let at = 0;
       for (let b = 0; b < batches; b++) {
         const len = source.frames(b, frameBuf);
@@ -62,7 +64,9 @@ function plain(): Case {
         while (done < len) done += writeSync(fd, frameBuf, done, len - done, at + done);
         at += len;
       }
+      const t1 = process.hrtime.bigint();
       fdatasyncSync(fd);
+      plainPhases.push({ loopMs: Number(t1 - t0) / 1e6, syncMs: Number(process.hrtime.bigint() - t1) / 1e6 });
       closeSync(fd);
       return { units: records, checksum: at >>> 0 };
     },
@@ -105,6 +109,7 @@ try {
   for (const c of cases) { await c.before?.(); await c.run(); await c.after?.(); } // warm-up
   placements.length = 0;
   phases.length = 0;
+  plainPhases.length = 0;
   const results = await runCases(cases, { quick: false, runs });
   const base = results.find((r) => r.name === 'plain fs')?.median ?? Number.NaN;
   console.log(`${records} records of ${VALUE_BYTES} B in batches of ${RECORDS_PER_BATCH}, ${runs} alternating rounds`);
@@ -113,6 +118,9 @@ try {
     ...results.map((r) => [r.name, fmtRate(r.median, 'rec'), fmtRate(r.min, 'rec'), fmtRate(r.max, 'rec'), `${(r.median / base).toFixed(2)}x`]),
   ]);
   for (const line of [...new Set(placements)]) console.log(`placement ${line}`);
+  if (plainPhases.length !== 0) {
+    console.log(`phases plain fs: write loop ms ${plainPhases.map((p) => p.loopMs.toFixed(0)).join(' ')}; fdatasync ms ${plainPhases.map((p) => p.syncMs.toFixed(0)).join(' ')}`);
+  }
   for (const mode of ['buffered', 'direct'] as const) {
     const mine = phases.filter((p) => p.mode === mode);
     if (mine.length === 0) continue;
