@@ -10,6 +10,7 @@ import { capabilities } from '@seglog/native';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IoError, NodeIo } from '../src/index.js';
 import type { IoFile, NodeIoFs } from '../src/index.js';
+import { wasmMemory } from '../src/internal/wasm-memory.js';
 import { filled, tempDir } from './helpers.js';
 
 const withAddon = capabilities.pwritevMany ? describe : describe.skip;
@@ -110,7 +111,7 @@ withAddon('NodeIo write gathering', () => {
       const io = new NodeIo({ directAlignment: alignment });
       const direct: IoFile[] = [];
       for (let i = 0; i < 3; i++) direct.push(await io.open(path.join(dir, `d${counter++}`), { create: true, direct: true }));
-      const block = new Uint8Array(new WebAssembly.Memory({ initial: 1 }).buffer, 0, alignment);
+      const block = new Uint8Array(wasmMemory(alignment), 0, alignment); // page-aligned memory
       await Promise.all(direct.map((f) => f.pwrite(block, 0)));
       expect(io.stats).toMatchObject({ gatherJobs: 0, gatheredWrites: 0 });
       for (const f of direct) await f.close();
