@@ -39,8 +39,9 @@
 // - A hit returns Buffer views of chunk memory, never a copy, and never a
 //   view of a pending piece (the caller's buffer).
 // - Memory handed to a reader is never written again: eviction and roll drop
-//   chunks (a dropped chunk is recycled only if no reader ever got a view of
-//   it, otherwise it is left to the GC), and a truncation that cuts below
+//   chunks (a dropped chunk is recycled, as this cache's spare or through the
+//   shared ChunkRecycler, only if no reader ever got a view of it, otherwise
+//   it is left to the GC), and a truncation that cuts below
 //   bytes already lent seals the chunk so later appends go to a new chunk.
 //   So a slice stays valid (same bytes) after truncation, eviction or roll;
 //   no reference counting or release call is needed on the read path.
@@ -56,14 +57,17 @@
 
 import { assert } from '@seglog/common';
 import { LRUCache } from 'lru-cache';
+import { sharedChunkRecycler, type ChunkRecycler } from './chunk-recycler.js';
 
 export interface TailCacheOptions {
   /** Chunk memory this cache may hold (pinned bytes excepted). */
   readonly maxBytes: number;
   /** Bytes per chunk. Default 256 KiB. */
   readonly chunkBytes?: number;
-  /** Never-lent chunks kept for reuse after eviction. Default 2. */
+  /** Never-lent chunks this cache keeps for reuse after eviction. Default 2. */
   readonly spareChunksMax?: number;
+  /** Where never-lent chunks beyond the spares go, and new chunks come from first. Default the process-wide one; null: none. */
+  readonly recycler?: ChunkRecycler | null;
   /** Global budget shared by every log of a LogManager. */
   readonly budget?: TailCacheBudget;
 }
@@ -95,6 +99,7 @@ export class TailCache {
   private readonly budget: TailCacheBudget | null;
   private readonly chunks: CacheChunk[];
   private readonly spares: Buffer[];
+  private readonly recycler: ChunkRecycler | null;
   /** Appended buffers not copied yet, oldest first, from pendingHead on; all unwritten. */
   private readonly pending: (Uint8Array | undefined)[];
   private pendingHead: number;
@@ -120,6 +125,7 @@ export class TailCache {
     this.budget = options.budget ?? null;
     this.chunks = [];
     this.spares = [];
+    this.recycler = options.recycler === undefined ? sharedChunkRecycler : options.recycler;
     this.pending = [];
     this.pendingHead = 0;
     this.pendingStart = 0;
@@ -354,6 +360,7 @@ export class TailCache {
   close(): void {
     if (this.closed) return;
     this.dropAll(this.endValue);
+    for (const spare of this.spares) this.recycler?.give(spare);
     this.spares.length = 0;
     this.closed = true;
     this.budget?.unregister(this);
@@ -437,7 +444,7 @@ export class TailCache {
   }
 
   private addChunk(start: number): CacheChunk {
-    const buffer = this.spares.pop() ?? Buffer.allocUnsafeSlow(this.chunkBytes);
+    const buffer = this.spares.pop() ?? this.recycler?.take(this.chunkBytes) ?? Buffer.allocUnsafeSlow(this.chunkBytes);
     const chunk = new CacheChunk(buffer, start);
     this.chunks.push(chunk);
     return chunk;
@@ -445,7 +452,9 @@ export class TailCache {
 
   private dropChunk(chunk: CacheChunk): void {
     this.budget?.charge(-this.chunkBytes);
-    if (chunk.lentEnd === 0 && this.spares.length < this.spareChunksMax) this.spares.push(chunk.buffer);
+    if (chunk.lentEnd !== 0) return; // a reader may hold a view: left to the GC
+    if (this.spares.length < this.spareChunksMax) this.spares.push(chunk.buffer);
+    else this.recycler?.give(chunk.buffer);
   }
 
   /** Index of the chunk holding `position` (start ≤ position < end). */
