@@ -1,8 +1,8 @@
 // Entry point of seglog_native.node. Exports (the JS loader in
 // src/internal/loader.ts checks every name and abiVersion before use):
-//   abiVersion, pageSize, features {fallocate, sendfile, fadvise, pwritevDatasync, pwritevMany},
+//   abiVersion, pageSize, features {fallocate, sendfile, fadvise, writeback, pwritevDatasync, pwritevMany},
 //   crc32c, crc32cSoftware, crc32cHardware, crc32cHardwareAvailable,
-//   fallocateSync, fallocate, fadvise, sendfile, debugCounters,
+//   fallocateSync, fallocate, startWriteback, fadvise, sendfile, debugCounters,
 //   alignedAlloc, bufferAddressMod, pwritevDatasync, pwritevMany.
 #include <unistd.h>
 

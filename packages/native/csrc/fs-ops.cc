@@ -1,7 +1,9 @@
-// fallocate(2) and posix_fadvise(2) bindings (Linux only; on other systems
+// fallocate(2), sync_file_range(2) and posix_fadvise(2) bindings (Linux only; on other systems
 // features.fallocate / features.fadvise are false and the names are absent).
 //   fallocateSync(fd, mode, offset, length): undefined   throws errno error
 //   fallocate(fd, mode, offset, length): Promise<void>   on the threadpool
+//   startWriteback(fd, offset, length): Promise<void>    sync_file_range(2)
+//     SYNC_FILE_RANGE_WRITE on the threadpool (the fd is dup()ed)
 //   fadvise(fd, offset, length, advice): undefined       advice 0..5 =
 //     NORMAL, RANDOM, SEQUENTIAL, WILLNEED, DONTNEED, NOREUSE (mapped to the
 //     platform's POSIX_FADV_* values here, which differ on some arches)
@@ -98,14 +100,62 @@ Napi::Value Fadvise(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// sync_file_range(2) on the threadpool: starts (SYNC_FILE_RANGE_WRITE) the
+// writeback of a range's dirty pages without waiting for it. No durability:
+// a hint that spreads the disk's work over time (RocksDB's bytes_per_sync).
+class WritebackWorker : public PromiseWorker {
+ public:
+  WritebackWorker(Napi::Env env, int fd, int64_t offset, int64_t length)
+      : PromiseWorker(env, "seglog:startWriteback"), fd_(fd), offset_(offset), length_(length) {}
+
+  void Execute() override {
+    int r;
+    do {
+      r = ::sync_file_range(fd_, static_cast<off_t>(offset_), static_cast<off_t>(length_),
+                            SYNC_FILE_RANGE_WRITE);
+    } while (r < 0 && errno == EINTR);
+    if (r < 0) {
+      err_ = errno;
+      syscall_ = "sync_file_range";
+    }
+    close(fd_);
+  }
+
+ protected:
+  Napi::Value Result(Napi::Env env) override { return env.Undefined(); }
+
+ private:
+  int fd_;
+  int64_t offset_;
+  int64_t length_;
+};
+
+Napi::Value StartWriteback(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int64_t fd, offset, length;
+  if (!ArgInt64(info, 0, 0, INT32_MAX, "startWriteback: fd must be an integer >= 0", &fd) ||
+      !ArgInt64(info, 1, 0, kMaxSafeInteger, "startWriteback: offset must be an integer >= 0", &offset) ||
+      !ArgInt64(info, 2, 1, kMaxSafeInteger, "startWriteback: length must be an integer >= 1", &length)) {
+    return env.Undefined();
+  }
+  int copy = DupFd(static_cast<int>(fd));
+  if (copy < 0) return RejectedErrno(env, errno, errno == EBADF ? "sync_file_range" : "dup");
+  WritebackWorker* worker = new WritebackWorker(env, copy, offset, length);
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
+  return promise;
+}
+
 }  // namespace
 
 void InitFsOps(Napi::Env env, Napi::Object exports, Napi::Object features) {
   exports.Set("fallocateSync", Napi::Function::New(env, FallocateSync, "fallocateSync"));
   exports.Set("fallocate", Napi::Function::New(env, FallocateAsync, "fallocate"));
   exports.Set("fadvise", Napi::Function::New(env, Fadvise, "fadvise"));
+  exports.Set("startWriteback", Napi::Function::New(env, StartWriteback, "startWriteback"));
   features.Set("fallocate", Napi::Boolean::New(env, true));
   features.Set("fadvise", Napi::Boolean::New(env, true));
+  features.Set("writeback", Napi::Boolean::New(env, true));
 }
 
 #else
@@ -114,6 +164,7 @@ void InitFsOps(Napi::Env env, Napi::Object exports, Napi::Object features) {
   (void)exports;
   features.Set("fallocate", Napi::Boolean::New(env, false));
   features.Set("fadvise", Napi::Boolean::New(env, false));
+  features.Set("writeback", Napi::Boolean::New(env, false));
 }
 
 #endif

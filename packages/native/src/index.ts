@@ -173,6 +173,27 @@ export const pwritevDatasync: ((fd: number, buffers: readonly Uint8Array[], posi
     });
   };
 
+const rawStartWriteback = binding?.startWriteback;
+
+/**
+ * sync_file_range(2) with SYNC_FILE_RANGE_WRITE on the libuv threadpool:
+ * starts the writeback of the dirty pages of [offset, offset + length)
+ * without waiting for it. Not a durability guarantee (no metadata, no disk
+ * cache flush: fdatasync still decides); a hint that spreads a buffered
+ * writer's disk work over time, so the next fdatasync has little left to
+ * write (RocksDB's bytes_per_sync). The fd is dup()ed for the call. Rejects
+ * with a NativeError (SEGLOG_ERR_NATIVE_WRITEBACK: EBADF, ESPIPE, EIO).
+ */
+export const startWriteback: ((fd: number, offset: number, length: number) => Promise<void>) | null =
+  rawStartWriteback === undefined ? null : (fd, offset, length) => {
+    checkFd(fd, 'startWriteback: fd must be an integer >= 0');
+    checkPosition(offset, 'startWriteback: offset must be a safe integer >= 0');
+    assert(Number.isSafeInteger(length) && length >= 1, 'startWriteback: length must be a safe integer >= 1');
+    return rawStartWriteback(fd, offset, length).then(undefined, (error: unknown) => {
+      throw nativeErrorFrom(error, NativeErrorCode.writeback, { fd, offset, length });
+    });
+  };
+
 const rawPwritevMany = binding?.pwritevMany;
 
 /** One write of pwritevMany: every byte of `buffers` (1..1024) to `fd` at `position`. */

@@ -25,14 +25,14 @@ function expectAllOff(result: ReturnType<typeof loadNative>, reason: RegExp): vo
   expect(result.binding).toBeNull();
   expect(result.capabilities).toEqual({
     loaded: false, reason: expect.stringMatching(reason), crc32c: false, crc32cHardware: false,
-    fallocate: false, sendfile: false, fadvise: false, pwritevDatasync: false, pwritevMany: false, alignedAlloc: false,
+    fallocate: false, sendfile: false, fadvise: false, writeback: false, pwritevDatasync: false, pwritevMany: false, alignedAlloc: false,
   });
   expect(Object.isFrozen(result.capabilities)).toBe(true);
 }
 
 function runChild(env: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
   const script = `const m = await import(${JSON.stringify(INDEX_URL)});
-const fns = ['crc32c', 'fallocate', 'fallocateSync', 'fadvise', 'sendfile', 'pwritevDatasync', 'pwritevMany', 'alignedAlloc', 'bufferAddressMod', 'pageSize'];
+const fns = ['crc32c', 'fallocate', 'fallocateSync', 'fadvise', 'startWriteback', 'sendfile', 'pwritevDatasync', 'pwritevMany', 'alignedAlloc', 'bufferAddressMod', 'pageSize'];
 console.log(JSON.stringify({ capabilities: m.capabilities, nulls: fns.filter((f) => m[f] === null) }));`;
   const child = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script], {
     cwd: REPO_ROOT, env: { ...process.env, SEGLOG_NATIVE: '', SEGLOG_NATIVE_DEBUG: '', ...env }, encoding: 'utf8',
@@ -81,7 +81,7 @@ describe('loadNative', () => {
     const out = JSON.parse(child.stdout) as { capabilities: native.NativeCapabilities; nulls: string[] };
     expect(out.capabilities.loaded).toBe(false);
     expect(out.capabilities.reason).toMatch(/SEGLOG_NATIVE=0/);
-    expect(out.nulls).toEqual(['crc32c', 'fallocate', 'fallocateSync', 'fadvise', 'sendfile', 'pwritevDatasync', 'pwritevMany', 'alignedAlloc', 'bufferAddressMod', 'pageSize']);
+    expect(out.nulls).toEqual(['crc32c', 'fallocate', 'fallocateSync', 'fadvise', 'startWriteback', 'sendfile', 'pwritevDatasync', 'pwritevMany', 'alignedAlloc', 'bufferAddressMod', 'pageSize']);
   });
 });
 
@@ -89,7 +89,7 @@ withReal('loadNative with the built addon', () => {
   it('loads it by default with every capability of this Linux x86-64 machine', () => {
     expect(native.capabilities).toEqual({
       loaded: true, reason: null, crc32c: true, crc32cHardware: real!.crc32cHardwareAvailable,
-      fallocate: true, sendfile: true, fadvise: true, pwritevDatasync: true, pwritevMany: true, alignedAlloc: true,
+      fallocate: true, sendfile: true, fadvise: true, writeback: true, pwritevDatasync: true, pwritevMany: true, alignedAlloc: true,
     });
     expect(Object.isFrozen(native.capabilities)).toBe(true);
     expect(DEFAULT_ADDON_PATH).toMatch(/build\/Release\/seglog_native\.node$/);

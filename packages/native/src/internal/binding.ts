@@ -9,6 +9,7 @@ export interface RawFeatures {
   readonly fallocate: boolean;
   readonly sendfile: boolean;
   readonly fadvise: boolean;
+  readonly writeback: boolean;
   readonly pwritevDatasync: boolean;
   readonly pwritevMany: boolean;
 }
@@ -39,6 +40,7 @@ export interface RawBinding {
   fallocateSync?: (fd: number, mode: number, offset: number, length: number) => void;
   fallocate?: (fd: number, mode: number, offset: number, length: number) => Promise<void>;
   fadvise?: (fd: number, offset: number, length: number, advice: number) => void;
+  startWriteback?: (fd: number, offset: number, length: number) => Promise<void>;
   sendfile?: (socketFd: number, fileFd: number, position: number, length: number, idleTimeoutMs: number) => Promise<number>;
   debugCounters?: () => RawCounters;
   pwritevDatasync?: (fd: number, buffers: readonly Uint8Array[], position: number) => Promise<void>;
@@ -56,6 +58,7 @@ export const FEATURE_FUNCTIONS = {
   fallocate: ['fallocateSync', 'fallocate'],
   sendfile: ['sendfile', 'debugCounters'],
   fadvise: ['fadvise'],
+  writeback: ['startWriteback'],
   pwritevDatasync: ['pwritevDatasync'],
   pwritevMany: ['pwritevMany'],
 } as const satisfies Record<keyof RawFeatures, readonly string[]>;

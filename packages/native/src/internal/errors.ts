@@ -10,6 +10,7 @@ import { SeglogError } from '@seglog/common';
 export const NativeErrorCode = {
   fallocate: 'SEGLOG_ERR_NATIVE_FALLOCATE',
   fadvise: 'SEGLOG_ERR_NATIVE_FADVISE',
+  writeback: 'SEGLOG_ERR_NATIVE_WRITEBACK',
   sendfile: 'SEGLOG_ERR_NATIVE_SENDFILE',
   pwritevDatasync: 'SEGLOG_ERR_NATIVE_PWRITEV_DATASYNC',
   pwritevMany: 'SEGLOG_ERR_NATIVE_PWRITEV_MANY',

@@ -21,6 +21,8 @@ export interface NativeCapabilities {
   readonly fallocate: boolean;
   readonly sendfile: boolean;
   readonly fadvise: boolean;
+  /** startWriteback exists (Linux builds): sync_file_range(SYNC_FILE_RANGE_WRITE) on the threadpool. */
+  readonly writeback: boolean;
   /** pwritevDatasync exists (Linux builds): a write and an fdatasync in one threadpool job. */
   readonly pwritevDatasync: boolean;
   /** pwritevMany exists (Linux builds): several files' writes in one threadpool job. */
@@ -81,7 +83,7 @@ function tryLoad(options: LoadOptions): LoadResult {
     binding,
     capabilities: Object.freeze({
       loaded: true, reason: null, crc32c: true, crc32cHardware: binding.crc32cHardwareAvailable,
-      fallocate: features.fallocate, sendfile: features.sendfile, fadvise: features.fadvise,
+      fallocate: features.fallocate, sendfile: features.sendfile, fadvise: features.fadvise, writeback: features.writeback,
       pwritevDatasync: features.pwritevDatasync, pwritevMany: features.pwritevMany, alignedAlloc: true,
     }),
   };
@@ -92,7 +94,7 @@ function unloaded(reason: string): LoadResult {
     binding: null,
     capabilities: Object.freeze({
       loaded: false, reason, crc32c: false, crc32cHardware: false,
-      fallocate: false, sendfile: false, fadvise: false, pwritevDatasync: false, pwritevMany: false, alignedAlloc: false,
+      fallocate: false, sendfile: false, fadvise: false, writeback: false, pwritevDatasync: false, pwritevMany: false, alignedAlloc: false,
     }),
   };
 }
