@@ -90,6 +90,15 @@ export interface IoFile {
    */
   pwritevDatasync(buffers: readonly Uint8Array[], position: number): Promise<void>;
   fsync(): Promise<void>;
+  /**
+   * A hint, optional: start writing [position, position + length)'s dirty
+   * pages to the device now, without waiting (NodeIo: sync_file_range
+   * SYNC_FILE_RANGE_WRITE through the addon). No durability: only a later
+   * fdatasync makes bytes durable, and it then has less left to write.
+   * Never throws or rejects; absent (or a no-op) where it means nothing
+   * (SimIo, O_DIRECT files, no addon).
+   */
+  startWriteback?(position: number, length: number): void;
   truncate(size: number): Promise<void>;
   /** Reserve [position, position+length) per mode. */
   allocate(position: number, length: number, mode: AllocateMode): Promise<void>;

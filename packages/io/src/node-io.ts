@@ -25,7 +25,7 @@ import fsp from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { assert } from '@seglog/common';
-import { pwritevDatasync as nativePwritevDatasync, pwritevMany as nativePwritevMany } from '@seglog/native';
+import { pwritevDatasync as nativePwritevDatasync, pwritevMany as nativePwritevMany, startWriteback as nativeStartWriteback } from '@seglog/native';
 import { IoError, IoErrorCode, ioErrorFromErrno, ioErrorFromNode } from './io-error.js';
 import type { AllocateMode, FileStat, FsStat, Io, IoFile, IoLock, OpenOptions } from './io.js';
 import { registerAlignedMemory } from './internal/aligned-memory.js';
@@ -85,6 +85,9 @@ export interface NodeIoStats {
   /** Threadpool jobs that carried two or more gathered writes, and the writes they carried (gatherWrites). */
   gatherJobs: number;
   gatheredWrites: number;
+  /** startWriteback hints passed to the addon, and those that failed (ignored: a later fdatasync reports what matters). */
+  writebacks: number;
+  writebackErrors: number;
 }
 
 const constants = fs.constants as typeof fs.constants & { O_DIRECT?: number; O_DSYNC?: number };
@@ -185,14 +188,17 @@ class NodeCore {
   readonly pwritevDatasync: ((fd: number, buffers: readonly Uint8Array[], position: number) => Promise<void>) | null;
   /** Gathers buffered writes into pwritevMany jobs; null without the addon, with an injected `fs`, or when disabled. */
   readonly gather: WriteGather<NodeFile> | null;
+  /** The addon's sync_file_range(WRITE); null without it or with an injected `fs`. */
+  readonly startWriteback: ((fd: number, offset: number, length: number) => Promise<void>) | null;
   private readonly writeRequests: WriteRequest[];
   private readonly readRequests: ReadRequest[];
 
   constructor(rawFs: NodeIoFs, alignment: number, gatherWrites: boolean) {
     this.fs = rawFs;
     this.alignment = alignment;
-    this.stats = { shortWrites: 0, allocateNative: 0, allocateFallback: 0, writeSyncNative: 0, writeSyncFallback: 0, gatherJobs: 0, gatheredWrites: 0 };
+    this.stats = { shortWrites: 0, allocateNative: 0, allocateFallback: 0, writeSyncNative: 0, writeSyncFallback: 0, gatherJobs: 0, gatheredWrites: 0, writebacks: 0, writebackErrors: 0 };
     this.pwritevDatasync = rawFs === nodeFs ? nativePwritevDatasync : null;
+    this.startWriteback = rawFs === nodeFs ? nativeStartWriteback : null;
     const many = nativePwritevMany;
     this.gather = rawFs === nodeFs && gatherWrites && many !== null
       ? new WriteGather<NodeFile>(many, (file, buffers, position, settle) => {
@@ -584,6 +590,17 @@ class NodeFile implements IoFile {
     return native(this.fd, buffers, position).then(this.endNativeOp, (cause: unknown) => {
       this.endOp();
       throw nativeWriteSyncError(cause, this, position);
+    });
+  }
+
+  /** IoFile.startWriteback: a hint on buffered files with the addon; errors are counted, never raised. */
+  startWriteback(position: number, length: number): void {
+    const start = this.core.startWriteback;
+    if (start === null || this.direct || this.closed || length <= 0) return;
+    const stats = this.core.stats;
+    stats.writebacks++;
+    start(this.fd, position, length).then(undefined, () => {
+      stats.writebackErrors++;
     });
   }
 

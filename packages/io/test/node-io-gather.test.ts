@@ -119,3 +119,31 @@ withAddon('NodeIo write gathering', () => {
     for (const f of [...files, ...more]) await f.close();
   });
 });
+
+withAddon('NodeIo startWriteback (a hint)', () => {
+  const { dir, cleanup } = tempDir('writeback');
+  afterAll(cleanup);
+
+  it('passes buffered files to the addon, counts failures instead of raising them, and skips O_DIRECT files', async () => {
+    const io = new NodeIo();
+    const file = await io.open(path.join(dir, 'w'), { create: true });
+    await file.pwrite(filled(1 << 20, 1), 0);
+    file.startWriteback?.(0, 1 << 20);
+    const dev = await io.open('/dev/null');
+    dev.startWriteback?.(0, 1); // sync_file_range on a character device: ESPIPE, counted
+    // The hint is fire-and-forget: wait (generously) for the failed one to be counted.
+    for (let waited = 0; io.stats.writebackErrors === 0 && waited < 30_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(io.stats).toMatchObject({ writebacks: 2, writebackErrors: 1 });
+    expect(fs.readFileSync(file.path)).toEqual(filled(1 << 20, 1));
+    await file.close();
+    file.startWriteback?.(0, 1); // closed: nothing
+    await dev.close();
+    const alignment = await NodeIo.probeDirectAlignment(dir);
+    if (alignment !== null) {
+      const direct = await new NodeIo({ directAlignment: alignment }).open(path.join(dir, 'd'), { create: true, direct: true });
+      direct.startWriteback?.(0, alignment);
+      await direct.close();
+    }
+    expect(io.stats.writebacks).toBe(2);
+  });
+});
