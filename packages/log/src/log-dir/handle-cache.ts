@@ -410,6 +410,10 @@ export class CachedFile implements IoFile {
   fsync(): Promise<void> {
     return this.use('fsync', (file) => file.fsync());
   }
+  /** A hint: passed on while the real handle is open (an evicted file has nothing being written). */
+  startWriteback(position: number, length: number): void {
+    if (!this.closed) this.real?.startWriteback?.(position, length);
+  }
   truncate(size: number): Promise<void> {
     return this.use('ftruncate', (file) => file.truncate(size));
   }

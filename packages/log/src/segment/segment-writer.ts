@@ -70,10 +70,26 @@ export interface BufferedWriterLimits {
   readonly maxIovecs: number;
   /** Bytes queued but not yet written before hasRoom() says no (one larger batch is still accepted into an empty queue). Default 64 MiB. */
   readonly maxQueuedBytes?: number;
+  /**
+   * Every time this many bytes have been written since the last hint, the
+   * writer asks the file to start their writeback (IoFile.startWriteback:
+   * sync_file_range WRITE), so a later fdatasync finds them on their way to
+   * the disk instead of all dirty at once (RocksDB's bytes_per_sync). A hint
+   * only: durability still comes from fdatasync alone. 0 turns it off.
+   * Default 1 MiB.
+   */
+  readonly writebackBytes?: number;
 }
 
 export const DEFAULT_WRITER_LIMITS: BufferedWriterLimits = { maxWriteBytes: 1024 * 1024, maxIovecs: 256 };
 const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+/**
+ * Measured (bench/hotpath-append.ts, 1 M records of 100 B, buffered, issue
+ * 18): the closing flush (the last writes + fdatasync of ~100 MB) took 64-88
+ * ms without hints and 27-34 ms with them; 256 KiB, 1 MiB and 4 MiB hints
+ * measured alike.
+ */
+const DEFAULT_WRITEBACK_BYTES = 1024 * 1024;
 
 interface DrainWaiter {
   readonly resolve: () => void;
@@ -108,6 +124,9 @@ export class BufferedSegmentWriter implements SegmentWriter {
   private readonly drainWaiters: DrainWaiter[];
   private readonly roomWaiters: DrainWaiter[];
   private readonly maxQueuedBytes: number;
+  private readonly writebackBytes: number;
+  /** Start of the written bytes not yet hinted for writeback. */
+  private writebackFrom: number;
   private readonly onDone: () => void;
   private readonly onFail: (error: unknown) => void;
   private readonly onPump: () => void;
@@ -138,6 +157,9 @@ export class BufferedSegmentWriter implements SegmentWriter {
     this.drainWaiters = [];
     this.roomWaiters = [];
     this.maxQueuedBytes = limits.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
+    this.writebackBytes = limits.writebackBytes ?? DEFAULT_WRITEBACK_BYTES;
+    assert(Number.isSafeInteger(this.writebackBytes) && this.writebackBytes >= 0, 'BufferedSegmentWriter: writebackBytes must be a non-negative integer');
+    this.writebackFrom = startPosition;
     this.onDone = () => this.completed();
     this.onFail = (error: unknown) => this.failedWrite(error);
     this.onPump = () => {
@@ -241,6 +263,10 @@ export class BufferedSegmentWriter implements SegmentWriter {
       this.head = 0;
     }
     this.writtenPositionValue += this.inFlightBytes;
+    if (this.writebackBytes > 0 && this.writtenPositionValue - this.writebackFrom >= this.writebackBytes) {
+      this.file.startWriteback?.(this.writebackFrom, this.writtenPositionValue - this.writebackFrom);
+      this.writebackFrom = this.writtenPositionValue;
+    }
     this.listener.onWritten(this.writtenPositionValue, this.inFlightLastOffset, this.inFlightSync ? this.inFlightLastOffset : -1);
     if (this.writtenPositionValue === this.enqueuedPositionValue) {
       const waiters = this.drainWaiters.splice(0);
