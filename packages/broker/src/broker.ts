@@ -82,6 +82,9 @@ function logConfigOf(options: BrokerOptions): LogConfig {
   if (options.flushIntervalMessages !== null) values.flushIntervalMessages = options.flushIntervalMessages;
   // The disk guard's floor and the reservation's free-space floor (LogManager takes the config's).
   if (options.minFreeBytes !== null) values.minFreeBytes = options.minFreeBytes;
+  // Writeback hints only pay when an fdatasync follows (a flush policy); without one they move the kernel's
+  // writeback work into the broker (measured: ~+150 ms system CPU per 660 MB under pnpm load, no throughput gain).
+  if (options.flushIntervalMs === null && options.flushIntervalMessages === null) values.writebackBytes = 0;
   return new LogConfig(values);
 }
 

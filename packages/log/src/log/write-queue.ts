@@ -267,7 +267,7 @@ export class WriteQueue {
       onWritten: (position, lastOffset, syncedLastOffset) => this.onWritten(segment, writer, position, lastOffset, syncedLastOffset),
       onWriteError: (error) => this.onFailure(error),
       wantsSync: (lastOffset) => this.flusher.wantsSyncWith(segment, lastOffset),
-    }, this.writerLimits);
+    }, this.writerLimits.writebackBytes === undefined ? { ...this.writerLimits, writebackBytes: this.config.writebackBytes } : this.writerLimits);
     return writer;
   }
 

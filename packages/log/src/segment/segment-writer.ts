@@ -76,7 +76,7 @@ export interface BufferedWriterLimits {
    * sync_file_range WRITE), so a later fdatasync finds them on their way to
    * the disk instead of all dirty at once (RocksDB's bytes_per_sync). A hint
    * only: durability still comes from fdatasync alone. 0 turns it off.
-   * Default 1 MiB.
+   * Default: the log's LogConfig.writebackBytes (a writer made alone: 1 MiB).
    */
   readonly writebackBytes?: number;
 }
