@@ -3,8 +3,14 @@
 // file to start their writeback. The hints cover the written bytes in order,
 // without gaps or overlaps, each at least writebackBytes long and never past
 // writtenPosition; 0 turns them off; a file without startWriteback is fine.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { capabilities } from '@seglog/native';
 import { describe, expect, it } from 'vitest';
-import { SimIo } from '@seglog/io';
+import { NodeIo, SimIo } from '@seglog/io';
+import { Log } from '../src/index.js';
+import { config, producerBatch } from './log-helpers.js';
 import type { IoFile } from '@seglog/io';
 import { BufferedSegmentWriter } from '../src/segment/segment-writer.js';
 
@@ -65,5 +71,28 @@ describe('BufferedSegmentWriter writeback hints', () => {
     await writer.drain();
     expect(writer.writtenPosition).toBe(100);
     await writer.close();
+  });
+});
+
+describe.skipIf(!capabilities.writeback)('LogConfig.writebackBytes on disk (NodeIo)', () => {
+  async function hintsAfter(writebackBytes: number): Promise<number> {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'seglog-writeback-'));
+    try {
+      const io = new NodeIo();
+      const log = await Log.open(io, path.join(root, 'p'), config({ writebackBytes }), {
+        topic: 't', partition: 0, recoveryPoint: 0, logStartOffset: 0, hadCleanShutdown: true,
+      });
+      for (let i = 0; i < 80; i++) await log.appendAsLeader(producerBatch(100, { valueBytes: 1000, tag: i }));
+      await log.flush();
+      await log.close();
+      return io.stats.writebacks;
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }
+
+  it('reaches the segment writer: ~8 MB appended gives a hint per 1 MiB or more written, none at 0', async () => {
+    expect(await hintsAfter(1 << 20)).toBeGreaterThanOrEqual(3);
+    expect(await hintsAfter(0)).toBe(0);
   });
 });
