@@ -3,7 +3,8 @@
 // 64; a lone write goes through node:fs; O_DIRECT files, an injected fs and
 // gatherWrites: false never gather. Every write still ends by itself: bytes at
 // their positions, its own IoError (ENOSPC from /dev/full) without failing
-// the others, and close() waits for a gathered write in flight.
+// the others, and close() waits for a gathered write in flight. Without the
+// addon (SEGLOG_NATIVE=0) nothing is gathered or hinted and writes still land.
 import fs from 'node:fs';
 import path from 'node:path';
 import { capabilities } from '@seglog/native';
@@ -13,7 +14,10 @@ import type { IoFile, NodeIoFs } from '../src/index.js';
 import { wasmMemory } from '../src/internal/wasm-memory.js';
 import { filled, tempDir } from './helpers.js';
 
-const withAddon = capabilities.pwritevMany ? describe : describe.skip;
+// Registered by what this build has (not skipped): with the addon the gathering and the hints, without it the fallback.
+const withAddon = (name: string, body: () => void): void => {
+  if (capabilities.pwritevMany) describe(name, body);
+};
 
 withAddon('NodeIo write gathering', () => {
   const { dir, cleanup } = tempDir('gather');
@@ -145,5 +149,23 @@ withAddon('NodeIo startWriteback (a hint)', () => {
       await direct.close();
     }
     expect(io.stats.writebacks).toBe(2);
+  });
+});
+
+if (!capabilities.pwritevMany) describe('NodeIo without the addon (SEGLOG_NATIVE=0)', () => {
+  it('gathers nothing, hints nothing, and every write still lands', async () => {
+    const { dir, cleanup } = tempDir('gather-off');
+    try {
+      const io = new NodeIo();
+      const files: IoFile[] = [];
+      for (let i = 0; i < 5; i++) files.push(await io.open(path.join(dir, `f${i}`), { create: true }));
+      await Promise.all(files.map((f, i) => f.pwritev([filled(100, i + 1)], i)));
+      files[0]!.startWriteback?.(0, 100);
+      expect(io.stats).toMatchObject({ gatherJobs: 0, gatheredWrites: 0, writebacks: 0 });
+      files.forEach((f, i) => expect(fs.readFileSync(f.path)).toEqual(Buffer.concat([Buffer.alloc(i), filled(100, i + 1)])));
+      for (const f of files) await f.close();
+    } finally {
+      cleanup();
+    }
   });
 });
