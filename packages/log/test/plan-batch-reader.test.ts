@@ -107,4 +107,34 @@ describe('PlanBatchReader', () => {
     // The failed scans left nothing in flight that the close below would trip over.
     await log.close();
   });
+
+  it('scan() lets the next plan\'s read reach the file before handing out the current plan\'s batches (read-ahead)', async () => {
+    const io = await newIo();
+    const cfg = config({ segmentBytes: 100_000 });
+    let log = await openLog(io, cfg);
+    for (let i = 0; i < 40; i++) await log.appendAsLeader(producerBatch(3, { valueBytes: 100, tag: i }));
+    await log.flush();
+    await log.close();
+    log = await openLog(io, cfg, { hadCleanShutdown: true }); // every plan is a file part
+    const events: string[] = [];
+    const source = {
+      read: (offset: number, maxBytes: number, options?: { readonly into?: Buffer }) => {
+        const plan = log.read(offset, maxBytes, options);
+        void plan.then((p) => events.push(`ready ${p.firstOffset}`));
+        return plan;
+      },
+    };
+    await new PlanBatchReader({ windowBytes: 1500 }).scan(source, { fromOffset: 0, toOffset: log.logEndOffset, maxBytes: 1500 }, (batch) => {
+      events.push(`batch ${batch.baseOffset}`);
+    });
+    // Each plan's first batch is handed out only after the following plan is ready (SimIo reads finish in microtasks).
+    const readies = events.filter((e) => e.startsWith('ready')).map((e) => Number(e.split(' ')[1]));
+    expect(readies.length).toBeGreaterThan(5);
+    for (let k = 0; k + 1 < readies.length; k++) {
+      const nextReady = events.indexOf(`ready ${readies[k + 1]}`);
+      const firstBatch = events.indexOf(`batch ${readies[k]}`);
+      expect(nextReady).toBeLessThan(firstBatch);
+    }
+    await log.close();
+  });
 });
