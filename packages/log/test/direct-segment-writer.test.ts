@@ -219,6 +219,32 @@ describe('DirectSegmentWriter on SimIo', () => {
     expect((await dio.sim.stat('/seg.log')).size).toBe(300);
   });
 
+  it('writes a burst\'s whole pages first, so the next batch\'s write runs beside it (no partial write in the way)', async () => {
+    const dio = new DelayIo(new SimIo());
+    const arena = new AlignedArena({ chunkBytes: 64 * KiB, chunkCount: 4 });
+    const file = await dio.open('/seg.log', { create: true, direct: true });
+    const rec = recorder();
+    const writer = new DirectSegmentWriter(file, 0, rec, { arena, alignment: 4096, maxInFlight: 4, minWriteBytes: 8192 });
+    // A burst: 20,000 B staged with nothing in flight (>= 2 x minWriteBytes): [0, 16384) now, the tail page later.
+    writer.enqueue(batchBytes(1, 20_000), 0, 9);
+    await flushMicrotasks();
+    expect(dio.pending.map((w) => [w.position, w.buffer.byteLength])).toEqual([[0, 16384]]);
+    writer.enqueue(batchBytes(2, 20_000), 20_000, 19); // [16384, 40000): whole pages up to 36864, beside the first write
+    await flushMicrotasks();
+    expect(dio.pending.map((w) => [w.position, w.buffer.byteLength])).toEqual([[0, 16384], [16384, 20480]]);
+    expect(rec.written).toEqual([]);
+    await dio.complete(0);
+    await dio.complete(0);
+    // The tail [36864, 40000) goes alone once nothing is in flight; the batches are reported written at their ends.
+    expect(dio.pending.map((w) => [w.position, w.buffer.byteLength])).toEqual([[36864, 4096]]);
+    expect(rec.written).toEqual([[20_000, 9]]);
+    await dio.complete(0);
+    expect(rec.written).toEqual([[20_000, 9], [40_000, 19]]);
+    expect(dio.mutations).toEqual([]);
+    expect((await dio.sim.readFile('/seg.log')).subarray(0, 40_000)).toEqual(Buffer.concat([batchBytes(1, 20_000), batchBytes(2, 20_000)]));
+    await writer.close();
+  });
+
   it('applies backpressure instead of failing when the arena is exhausted', async () => {
     const dio = new DelayIo(new SimIo());
     const arena = new AlignedArena({ chunkBytes: 16 * KiB, chunkCount: 2 });

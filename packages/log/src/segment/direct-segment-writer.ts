@@ -111,6 +111,26 @@ function wholeBatchesEnd(batchEnds: readonly number[], head: number, end: number
   return index;
 }
 
+/**
+ * Where a write of the head (unsealed) region from `start` ends, or -1 for
+ * no write now. With writes in flight: only whole pages, and at least
+ * `minWriteBytes` of them, so small batches merge. With none: everything
+ * staged (the partial tail page padded), except in a burst (two minimum
+ * writes' worth staged at once): then its whole pages now and the partial
+ * tail page later (whole once the next batch is staged, or written alone
+ * when the writes drain). A write ending inside a page keeps every later
+ * write waiting for it (the page's rewrite may not run beside it), so
+ * writing it in a burst made the disk see one write at a time: 256 MiB of
+ * 1 MiB batches, 700-860 MB/s before, 860-1,040 MB/s after (issue 18).
+ */
+function openRegionWriteEnd(staging: DirectStaging, start: number, stagedEnd: number, inFlight: number, minWriteBytes: number): number {
+  const fileStart = staging.alignDown(start);
+  const whole = staging.alignDown(stagedEnd);
+  if (inFlight > 0) return whole <= start || whole - fileStart < minWriteBytes ? -1 : whole;
+  if (whole !== stagedEnd && whole > start && whole - fileStart >= 2 * minWriteBytes) return whole;
+  return stagedEnd;
+}
+
 export class DirectSegmentWriter implements SegmentWriter {
   private readonly file: IoFile;
   private readonly listener: SegmentWriterListener;
@@ -376,9 +396,9 @@ export class DirectSegmentWriter implements SegmentWriter {
   // ---- writes -------------------------------------------------------------
 
   /**
-   * Issues writes while slots are free: everything staged when nothing is in
-   * flight (the partial tail page padded), otherwise only whole pages and only
-   * at least minWriteBytes of them, so small batches merge into one write.
+   * Issues writes while slots are free, each as far as openRegionWriteEnd
+   * says (a sealed region: everything staged in it). Never beside a partial
+   * write, whose page the next write would rewrite.
    */
   private pump(): void {
     const staging = this.staging;
@@ -391,11 +411,8 @@ export class DirectSegmentWriter implements SegmentWriter {
       if (this.partialSlot !== null) return;
       const fileStart = staging.alignDown(start);
       const sealed = regions.length > 1;
-      let end = region.stagedEnd;
-      if (this.inFlight > 0 && !sealed) {
-        end = staging.alignDown(end);
-        if (end <= start || end - fileStart < this.minWriteBytes) return;
-      }
+      let end = sealed ? region.stagedEnd : openRegionWriteEnd(staging, start, region.stagedEnd, this.inFlight, this.minWriteBytes);
+      if (end < 0) return;
       if (end - fileStart > this.maxWriteBytes) end = fileStart + this.maxWriteBytes;
       this.dispatch(region, fileStart, end);
       region.dispatchedEnd = end;
