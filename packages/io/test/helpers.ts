@@ -1,8 +1,8 @@
 // Shared test helpers: tree dumps over any Io, error-code capture, temp dirs.
-import { mkdtempSync, rmSync } from 'node:fs';
+import fs, { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Io } from '../src/index.js';
+import type { Io, NodeIoFs } from '../src/index.js';
 
 /** path → file contents (hex) or 'dir', for every entry under `root` (recursive, sorted). */
 export async function dumpTree(io: Io, root: string): Promise<Record<string, string>> {
@@ -45,3 +45,12 @@ export function tempDir(prefix: string, base: string = os.tmpdir()): { dir: stri
 export function filled(length: number, byte: number): Buffer {
   return Buffer.alloc(length, byte);
 }
+
+/** node:fs's positional calls as an injected NodeIoFs: NodeIo then takes its injected-fs paths (no addon job, no gathering). */
+export const realFs: NodeIoFs = {
+  write: (fd, b, o, l, p, cb) => fs.write(fd, b, o, l, p, cb),
+  writev: (fd, bs, p, cb) => fs.writev(fd, bs, p, cb),
+  read: (fd, b, o, l, p, cb) => fs.read(fd, b, o, l, p, cb),
+  writeSync: (fd, b, o, l, p) => fs.writeSync(fd, b, o, l, p),
+  readSync: (fd, b, o, l, p) => fs.readSync(fd, b, o, l, p),
+};

@@ -10,9 +10,9 @@ import path from 'node:path';
 import { capabilities } from '@seglog/native';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IoError, NodeIo } from '../src/index.js';
-import type { IoFile, NodeIoFs } from '../src/index.js';
+import type { IoFile } from '../src/index.js';
 import { wasmMemory } from '../src/internal/wasm-memory.js';
-import { filled, tempDir } from './helpers.js';
+import { filled, realFs, tempDir } from './helpers.js';
 
 // Registered by what this build has (not skipped): with the addon the gathering and the hints, without it the fallback.
 const withAddon = (name: string, body: () => void): void => {
@@ -99,14 +99,7 @@ withAddon('NodeIo write gathering', () => {
     const files = await openFiles(off, 3);
     await Promise.all(files.map((f, i) => f.pwrite(filled(10, i), 0)));
     expect(off.stats).toMatchObject({ gatherJobs: 0, gatheredWrites: 0 });
-    const injected: NodeIoFs = {
-      write: (fd, buffer, offset, length, position, cb) => fs.write(fd, buffer, offset, length, position, cb),
-      writev: (fd, buffers, position, cb) => fs.writev(fd, buffers, position, cb),
-      read: (fd, buffer, offset, length, position, cb) => fs.read(fd, buffer, offset, length, position, cb),
-      writeSync: (fd, buffer, offset, length, position) => fs.writeSync(fd, buffer, offset, length, position),
-      readSync: (fd, buffer, offset, length, position) => fs.readSync(fd, buffer, offset, length, position),
-    };
-    const withFs = new NodeIo({ fs: injected });
+    const withFs = new NodeIo({ fs: realFs });
     const more = await openFiles(withFs, 3);
     await Promise.all(more.map((f, i) => f.pwrite(filled(10, i), 0)));
     expect(withFs.stats).toMatchObject({ gatherJobs: 0, gatheredWrites: 0 });

@@ -4,20 +4,12 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IoError, NodeIo } from '../src/index.js';
 import type { NodeIoFs } from '../src/index.js';
-import { codeOf, filled, tempDir } from './helpers.js';
+import { codeOf, filled, realFs, tempDir } from './helpers.js';
 
 let dir: string;
 let cleanup: () => void;
 beforeAll(() => ({ dir, cleanup } = tempDir('node')));
 afterAll(() => cleanup());
-
-const realFs: NodeIoFs = {
-  write: (fd, b, o, l, p, cb) => fs.write(fd, b, o, l, p, cb),
-  writev: (fd, bs, p, cb) => fs.writev(fd, bs, p, cb),
-  read: (fd, b, o, l, p, cb) => fs.read(fd, b, o, l, p, cb),
-  writeSync: (fd, b, o, l, p) => fs.writeSync(fd, b, o, l, p),
-  readSync: (fd, b, o, l, p) => fs.readSync(fd, b, o, l, p),
-};
 
 describe('NodeIo basics', () => {
   it('writes, reads, syncs, truncates and closes', async () => {

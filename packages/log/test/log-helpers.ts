@@ -81,3 +81,17 @@ export async function fileBatches(io: Io, path: string): Promise<RecordBatch[]> 
 export function segmentPath(base: number, suffix: string): string {
   return `${DIR}/${String(base).padStart(20, '0')}${suffix}`;
 }
+
+/**
+ * A log of `batches` producer batches (`count` records of `valueBytes` B each) on a new SimIo, flushed,
+ * closed and reopened cleanly: its tail cache is empty, so every read goes to the files.
+ */
+export async function reopenedLog(segmentBytes: number, batches: number, count: number, valueBytes = 100): Promise<Log> {
+  const io = await newIo();
+  const cfg = config({ segmentBytes });
+  const log = await openLog(io, cfg);
+  for (let i = 0; i < batches; i++) await log.appendAsLeader(producerBatch(count, { valueBytes, tag: i }));
+  await log.flush();
+  await log.close();
+  return openLog(io, cfg, { hadCleanShutdown: true });
+}

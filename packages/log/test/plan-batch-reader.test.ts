@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { splitBatches } from '@seglog/records';
 import { FetchPlan } from '../src/fetch-plan.js';
 import { PlanBatchReader } from '../src/plan-batch-reader.js';
-import { config, newIo, openLog, producerBatch } from './log-helpers.js';
+import { config, newIo, openLog, producerBatch, reopenedLog } from './log-helpers.js';
 
 const scenario = fc.record({
   batches: fc.array(fc.record({ count: fc.integer({ min: 1, max: 30 }), valueBytes: fc.integer({ min: 1, max: 300 }) }), { minLength: 1, maxLength: 25 }),
@@ -86,13 +86,7 @@ describe('PlanBatchReader', () => {
 
   // windowBytes 700 < maxBytes: plans are pread into the reader's windows; 2000: the windows are lent to the reads.
   it.each([700, 2000])('scan() that fails mid-way releases its plans and waits for its read ahead; the reader then scans again (windows of %d B)', async (windowBytes) => {
-    const io = await newIo();
-    const cfg = config({ segmentBytes: 2000 });
-    let log = await openLog(io, cfg);
-    for (let i = 0; i < 40; i++) await log.appendAsLeader(producerBatch(3, { valueBytes: 100, tag: i }));
-    await log.flush();
-    await log.close();
-    log = await openLog(io, cfg, { hadCleanShutdown: true }); // every plan is a file part
+    const log = await reopenedLog(2000, 40, 3); // every plan is a file part
     const reader = new PlanBatchReader({ windowBytes });
     for (const failAt of [1, 7, 20, 39]) {
       let seen = 0;
@@ -109,13 +103,7 @@ describe('PlanBatchReader', () => {
   });
 
   it('scan() lets the next plan\'s read reach the file before handing out the current plan\'s batches (read-ahead)', async () => {
-    const io = await newIo();
-    const cfg = config({ segmentBytes: 100_000 });
-    let log = await openLog(io, cfg);
-    for (let i = 0; i < 40; i++) await log.appendAsLeader(producerBatch(3, { valueBytes: 100, tag: i }));
-    await log.flush();
-    await log.close();
-    log = await openLog(io, cfg, { hadCleanShutdown: true }); // every plan is a file part
+    const log = await reopenedLog(100_000, 40, 3); // every plan is a file part
     const events: string[] = [];
     const source = {
       read: (offset: number, maxBytes: number, options?: { readonly into?: Buffer }) => {

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { FetchPlan } from '../src/fetch-plan.js';
 import type { Log } from '../src/log/log.js';
-import { config, newIo, openLog, producerBatch } from './log-helpers.js';
+import { config, newIo, openLog, producerBatch, reopenedLog } from './log-helpers.js';
 
 const batchSpec = fc.record({ count: fc.integer({ min: 1, max: 20 }), valueBytes: fc.integer({ min: 1, max: 200 }) });
 const step = fc.oneof(
@@ -110,13 +110,7 @@ describe('Log.read with ReadOptions.into', () => {
   });
 
   it('a sequential reader of a reopened log gets every range carried, in the reader\'s buffer', async () => {
-    const io = await newIo();
-    const cfg = config({ segmentBytes: 20_000 });
-    let log = await openLog(io, cfg);
-    for (let i = 0; i < 60; i++) await log.appendAsLeader(producerBatch(5, { valueBytes: 100, tag: i }));
-    await log.flush();
-    await log.close();
-    log = await openLog(io, cfg, { hadCleanShutdown: true });
+    const log = await reopenedLog(20_000, 60, 5);
     const into = Buffer.alloc(3000 + 61);
     let offset = 0;
     let plans = 0;
