@@ -51,14 +51,21 @@ Napi::Value FallocateSync(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-class FallocateWorker : public PromiseWorker {
+// One syscall on a dup()ed fd, on the threadpool: `op` returns 0 or an errno
+// (it retries EINTR itself); the promise resolves undefined or rejects with
+// that errno under `syscall`. fallocate and startWriteback are both this.
+using FdRangeOp = int (*)(int fd, int64_t mode, int64_t offset, int64_t length);
+
+class FdRangeWorker : public PromiseWorker {
  public:
-  FallocateWorker(Napi::Env env, int fd, const FallocateArgs& a)
-      : PromiseWorker(env, "seglog:fallocate"), fd_(fd), args_(a) {}
+  FdRangeWorker(Napi::Env env, const char* name, const char* syscall, FdRangeOp op, int fd,
+                int64_t mode, int64_t offset, int64_t length)
+      : PromiseWorker(env, name), op_(op), fd_(fd), mode_(mode), offset_(offset), length_(length) {
+    syscall_ = syscall;
+  }
 
   void Execute() override {
-    err_ = FallocateRetry(fd_, static_cast<int>(args_.mode), args_.offset, args_.length);
-    syscall_ = "fallocate";
+    err_ = op_(fd_, mode_, offset_, length_);
     close(fd_);
   }
 
@@ -66,20 +73,30 @@ class FallocateWorker : public PromiseWorker {
   Napi::Value Result(Napi::Env env) override { return env.Undefined(); }
 
  private:
+  FdRangeOp op_;
   int fd_;
-  FallocateArgs args_;
+  int64_t mode_, offset_, length_;
 };
 
-Napi::Value FallocateAsync(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  FallocateArgs a;
-  if (!ParseFallocate(info, &a)) return env.Undefined();
-  int fd = DupFd(static_cast<int>(a.fd));
-  if (fd < 0) return RejectedErrno(env, errno, errno == EBADF ? "fallocate" : "dup");
-  FallocateWorker* worker = new FallocateWorker(env, fd, a);
+// Dups `fd` (a concurrent close by the caller cannot make the job touch a reused fd) and queues `op`.
+Napi::Value QueueFdRange(Napi::Env env, const char* name, const char* syscall, FdRangeOp op, int64_t fd,
+                         int64_t mode, int64_t offset, int64_t length) {
+  int copy = DupFd(static_cast<int>(fd));
+  if (copy < 0) return RejectedErrno(env, errno, errno == EBADF ? syscall : "dup");
+  FdRangeWorker* worker = new FdRangeWorker(env, name, syscall, op, copy, mode, offset, length);
   Napi::Promise promise = worker->Promise();
   worker->Queue();
   return promise;
+}
+
+int FallocateOp(int fd, int64_t mode, int64_t offset, int64_t length) {
+  return FallocateRetry(fd, static_cast<int>(mode), offset, length);
+}
+
+Napi::Value FallocateAsync(const Napi::CallbackInfo& info) {
+  FallocateArgs a;
+  if (!ParseFallocate(info, &a)) return info.Env().Undefined();
+  return QueueFdRange(info.Env(), "seglog:fallocate", "fallocate", FallocateOp, a.fd, a.mode, a.offset, a.length);
 }
 
 Napi::Value Fadvise(const Napi::CallbackInfo& info) {
@@ -100,50 +117,26 @@ Napi::Value Fadvise(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// sync_file_range(2) on the threadpool: starts (SYNC_FILE_RANGE_WRITE) the
-// writeback of a range's dirty pages without waiting for it. No durability:
-// a hint that spreads the disk's work over time (RocksDB's bytes_per_sync).
-class WritebackWorker : public PromiseWorker {
- public:
-  WritebackWorker(Napi::Env env, int fd, int64_t offset, int64_t length)
-      : PromiseWorker(env, "seglog:startWriteback"), fd_(fd), offset_(offset), length_(length) {}
-
-  void Execute() override {
-    int r;
-    do {
-      r = ::sync_file_range(fd_, static_cast<off_t>(offset_), static_cast<off_t>(length_),
-                            SYNC_FILE_RANGE_WRITE);
-    } while (r < 0 && errno == EINTR);
-    if (r < 0) {
-      err_ = errno;
-      syscall_ = "sync_file_range";
-    }
-    close(fd_);
-  }
-
- protected:
-  Napi::Value Result(Napi::Env env) override { return env.Undefined(); }
-
- private:
-  int fd_;
-  int64_t offset_;
-  int64_t length_;
-};
+// sync_file_range(2) SYNC_FILE_RANGE_WRITE: starts the writeback of a range's
+// dirty pages without waiting for it. No durability: a hint that spreads the
+// disk's work over time (RocksDB's bytes_per_sync).
+int WritebackOp(int fd, int64_t mode, int64_t offset, int64_t length) {
+  (void)mode;
+  int r;
+  do {
+    r = ::sync_file_range(fd, static_cast<off_t>(offset), static_cast<off_t>(length), SYNC_FILE_RANGE_WRITE);
+  } while (r < 0 && errno == EINTR);
+  return r < 0 ? errno : 0;
+}
 
 Napi::Value StartWriteback(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
   int64_t fd, offset, length;
   if (!ArgInt64(info, 0, 0, INT32_MAX, "startWriteback: fd must be an integer >= 0", &fd) ||
       !ArgInt64(info, 1, 0, kMaxSafeInteger, "startWriteback: offset must be an integer >= 0", &offset) ||
       !ArgInt64(info, 2, 1, kMaxSafeInteger, "startWriteback: length must be an integer >= 1", &length)) {
-    return env.Undefined();
+    return info.Env().Undefined();
   }
-  int copy = DupFd(static_cast<int>(fd));
-  if (copy < 0) return RejectedErrno(env, errno, errno == EBADF ? "sync_file_range" : "dup");
-  WritebackWorker* worker = new WritebackWorker(env, copy, offset, length);
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  return QueueFdRange(info.Env(), "seglog:startWriteback", "sync_file_range", WritebackOp, fd, 0, offset, length);
 }
 
 }  // namespace
