@@ -18,7 +18,8 @@
         "csrc/sendfile.cc",
         "csrc/pwritev-datasync.cc",
         "csrc/pwritev-many.cc",
-        "csrc/aligned-alloc.cc"
+        "csrc/aligned-alloc.cc",
+        "csrc/batch-index.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": [

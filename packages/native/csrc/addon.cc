@@ -3,7 +3,7 @@
 //   abiVersion, pageSize, features {fallocate, sendfile, fadvise, writeback, pwritevDatasync, pwritevMany},
 //   crc32c, crc32cSoftware, crc32cHardware, crc32cHardwareAvailable,
 //   fallocateSync, fallocate, startWriteback, fadvise, sendfile, debugCounters,
-//   alignedAlloc, bufferAddressMod, pwritevDatasync, pwritevMany.
+//   alignedAlloc, bufferAddressMod, pwritevDatasync, pwritevMany, indexBatches, indexBatchesAsync.
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,7 +16,7 @@
 namespace seglog {
 
 // Bump when the exported surface changes, so a stale build is refused.
-constexpr int kAbiVersion = 3;
+constexpr int kAbiVersion = 4;
 
 bool ThrowType(Napi::Env env, const char* what) {
   Napi::TypeError::New(env, what).ThrowAsJavaScriptException();
@@ -76,6 +76,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitPwritevDatasync(env, exports, features);
   InitPwritevMany(env, exports, features);
   InitAlignedAlloc(env, exports);
+  InitBatchIndex(env, exports);
   exports.Set("features", features);
   return exports;
 }

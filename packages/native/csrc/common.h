@@ -37,6 +37,7 @@ void InitSendfile(Napi::Env env, Napi::Object exports, Napi::Object features);
 void InitPwritevDatasync(Napi::Env env, Napi::Object exports, Napi::Object features);
 void InitPwritevMany(Napi::Env env, Napi::Object exports, Napi::Object features);
 void InitAlignedAlloc(Napi::Env env, Napi::Object exports);
+void InitBatchIndex(Napi::Env env, Napi::Object exports);
 
 }  // namespace seglog
 

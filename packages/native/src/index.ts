@@ -271,3 +271,31 @@ export function socketFd(socket: Socket): number | null {
   const fd = handle?.fd;
   return typeof fd === 'number' && Number.isInteger(fd) && fd >= 0 ? fd : null;
 }
+
+/** indexBatches' entry sizes, in int32s: 4 per batch, 8 per record (see csrc/batch-index.cc). */
+export const BATCH_INDEX = { BATCH_STRIDE: 4, RECORD_STRIDE: 8, FLAG_CRC_OK: 1, FLAG_INDEXED: 2 } as const;
+
+/**
+ * Walks the whole v2 record batches of buf[from, to) in one call: for each,
+ * an entry of BATCH_STRIDE int32s in `batches` ([start, size, flags,
+ * firstRecord]; flags FLAG_CRC_OK when the stored CRC-32C matches,
+ * FLAG_INDEXED when its records are in `records`), and for an uncompressed
+ * batch whose records all have the plain form (3-byte varints at most, no
+ * headers), RECORD_STRIDE int32s per record ([recordStart, attributes,
+ * timestampDelta, offsetDelta, keyPosition, keyLength, valuePosition,
+ * valueLength], positions in `buf`). Returns the number of batch entries;
+ * stops before a partial or malformed batch (size below 61, magic not 2) or
+ * when `batches` is full. Never throws on bad bytes: anything it does not
+ * index is left to the JavaScript decoder. `to` must be below 2^31.
+ */
+export const indexBatches: ((buf: Uint8Array, from: number, to: number, batches: Int32Array, records: Int32Array) => number) | null =
+  binding === null ? null : binding.indexBatches;
+
+/**
+ * indexBatches as one libuv threadpool job (~30 us of hop, worth it for a
+ * window of many batches): the event loop is free meanwhile. buf, batches
+ * and records are referenced until the promise settles; nothing may write
+ * them (or read the tables) before. Argument errors throw synchronously.
+ */
+export const indexBatchesAsync: ((buf: Uint8Array, from: number, to: number, batches: Int32Array, records: Int32Array) => Promise<number>) | null =
+  binding === null ? null : binding.indexBatchesAsync;
