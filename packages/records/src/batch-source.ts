@@ -20,4 +20,11 @@ export interface BatchSource {
   readonly recordsCount: number;
   readonly compression: CodecId;
   readonly timestampType: TimestampType;
+  /**
+   * Record entries BatchWindowIndex wrote for exactly these bytes (8 int32s
+   * per record from entry `recordIndexFirst`), or null/absent: the cursor then
+   * steps through them instead of decoding the records.
+   */
+  readonly recordIndex?: Int32Array | null;
+  readonly recordIndexFirst?: number;
 }

@@ -11,6 +11,8 @@ export type { RecordsErrorCodeName } from './records-error.js';
 export { RecordBatch, incrementSequence } from './record-batch.js';
 export type { TimestampType } from './record-batch.js';
 export { RecordCursor, DEFAULT_MAX_DECOMPRESSED_BYTES } from './record-cursor.js';
+export { BatchWindowIndex } from './batch-window-index.js';
+export type { BatchWindowIndexOptions } from './batch-window-index.js';
 export type { LogRecord, RecordCursorOptions, RecordHeader, RecordReadOptions } from './record-cursor.js';
 export { nextBatchSize } from './next-batch-size.js';
 export type { FrameMode, FrameOptions } from './next-batch-size.js';

@@ -31,6 +31,8 @@ export class RecordBatch implements BatchSource {
   private buf: Buffer;
   private begin: number;
   private size: number;
+  private ixRecords: Int32Array | null = null;
+  private ixFirst = 0;
 
   /**
    * A view of the batch starting at `start` in `buffer`. Throws RecordsError
@@ -68,8 +70,25 @@ export class RecordBatch implements BatchSource {
     this.buf = buf;
     this.begin = start;
     this.size = size;
+    this.ixRecords = null;
     return this;
   }
+
+  /**
+   * Record entries of this batch (see BatchSource.recordIndex); cleared by
+   * reset(). Only BatchWindowIndex.apply sets them, after matching the
+   * buffer, the position and the record count to what it indexed.
+   * @internal
+   */
+  attachRecordIndex(records: Int32Array, first: number): void {
+    assert(Number.isInteger(first) && first >= 0 && (first + this.recordsCount) * 8 <= records.length,
+      'attachRecordIndex: entries outside the table');
+    this.ixRecords = records;
+    this.ixFirst = first;
+  }
+
+  get recordIndex(): Int32Array | null { return this.ixRecords; }
+  get recordIndexFirst(): number { return this.ixFirst; }
 
   /** The buffer this view reads (and patches). */
   get buffer(): Buffer { return this.buf; }

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import { crc32c, RecordsError } from '../src/index.js';
+import { crc32c, RecordsError, type RecordBatch, type RecordCursor } from '../src/index.js';
 
 export const T0 = 1_700_000_000_000;
 
@@ -119,4 +119,30 @@ export const nullablePayload = fc.option(payloadBytes, { nil: null, freq: 4 });
 export function overwriteRecords(buf: Buffer, mutations: ReadonlyArray<readonly [number, number]>): void {
   const payload = buf.length - RECORDS_OFFSET;
   for (const [at, value] of mutations) if (payload > 0) buf[RECORDS_OFFSET + (at % payload)] = value;
+}
+
+export type Seen = Array<Record<string, unknown>>;
+
+/** Everything a cursor shows for the batch: per record every getter; the error last, if any. */
+export function walkCursor(batch: RecordBatch, cursor: RecordCursor): Seen {
+  const out: Seen = [];
+  try {
+    cursor.open(batch);
+    while (cursor.next()) {
+      out.push({
+        index: cursor.index, offset: cursor.offset, timestamp: cursor.timestamp, offsetDelta: cursor.offsetDelta,
+        timestampDelta: cursor.timestampDelta, attributes: cursor.attributes, sequence: cursor.sequence,
+        sizeInBytes: cursor.sizeInBytes, recordPosition: cursor.recordPosition, keyPosition: cursor.keyPosition,
+        keyLength: cursor.keyLength, valuePosition: cursor.valuePosition, valueLength: cursor.valueLength,
+        headersCount: cursor.headersCount, key: cursor.key?.toString('hex') ?? null, value: cursor.value?.toString('hex') ?? null,
+        headers: cursor.headers().map((h) => [h.key, h.value?.toString('hex') ?? null]), recordsLeft: cursor.recordsLeft,
+      });
+    }
+    out.push({ end: true, recordsLeft: cursor.recordsLeft });
+  } catch (error) {
+    expect(error).toBeInstanceOf(RecordsError);
+    const e = error as RecordsError;
+    out.push({ code: e.code, rule: e.rule, message: e.message, context: e.context, recordsLeft: cursor.recordsLeft });
+  }
+  return out;
 }

@@ -9,8 +9,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildBatch, RecordBatch, RecordCursor } from '../src/index.js';
-import { RecordsError } from '../src/records-error.js';
-import { nullablePayload, overwriteRecords, T0 } from './helpers.js';
+import { nullablePayload, overwriteRecords, T0, walkCursor as walk } from './helpers.js';
 
 const record = fc.record({
   key: nullablePayload,
@@ -24,32 +23,6 @@ const input = fc.record({
   logAppendTime: fc.boolean(),
   mutations: fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 4 }),
 });
-
-type Seen = Array<Record<string, unknown>>;
-
-/** Everything a cursor shows for the batch: per record every getter; the error last, if any. */
-function walk(batch: RecordBatch, cursor: RecordCursor): Seen {
-  const out: Seen = [];
-  try {
-    cursor.open(batch);
-    while (cursor.next()) {
-      out.push({
-        index: cursor.index, offset: cursor.offset, timestamp: cursor.timestamp, offsetDelta: cursor.offsetDelta,
-        timestampDelta: cursor.timestampDelta, attributes: cursor.attributes, sequence: cursor.sequence,
-        sizeInBytes: cursor.sizeInBytes, recordPosition: cursor.recordPosition, keyPosition: cursor.keyPosition,
-        keyLength: cursor.keyLength, valuePosition: cursor.valuePosition, valueLength: cursor.valueLength,
-        headersCount: cursor.headersCount, key: cursor.key?.toString('hex') ?? null, value: cursor.value?.toString('hex') ?? null,
-        headers: cursor.headers().map((h) => [h.key, h.value?.toString('hex') ?? null]), recordsLeft: cursor.recordsLeft,
-      });
-    }
-    out.push({ end: true, recordsLeft: cursor.recordsLeft });
-  } catch (error) {
-    expect(error).toBeInstanceOf(RecordsError);
-    const e = error as RecordsError;
-    out.push({ code: e.code, rule: e.rule, message: e.message, context: e.context, recordsLeft: cursor.recordsLeft });
-  }
-  return out;
-}
 
 describe('RecordCursor fast path vs the strict readers', () => {
   it('shows the same records and throws the same errors', () => {
