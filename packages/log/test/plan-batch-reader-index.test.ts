@@ -1,0 +1,87 @@
+// PlanBatchReader with verifyCrc and indexRecords: the records a cursor reads
+// from its batches are the ones the plain reader's batches give, through the
+// synchronous path (small windows: one native call per window in push()) and
+// scan()'s pipeline (windows of 64 KiB and more: the window's index job runs
+// on the threadpool while the previous plan is handed out). A byte flipped in
+// a plan's bytes fails the scan with CRC_MISMATCH, a throwing onBatch fails
+// it too, and neither leaves a read or an index job in flight.
+import { capabilities } from '@seglog/native';
+import { describe, expect, it } from 'vitest';
+import { RecordCursor, type RecordBatch } from '@seglog/records';
+import type { FetchPlan } from '../src/fetch-plan.js';
+import { PlanBatchReader } from '../src/plan-batch-reader.js';
+import { reopenedLog } from './log-helpers.js';
+import type { Log } from '../src/index.js';
+
+const cursor = new RecordCursor();
+
+/** offset:value-hex of every record scan() hands out, and how many batches came with record entries. */
+async function scanRecords(log: Log, reader: PlanBatchReader, maxBytes: number): Promise<{ records: string[]; indexed: number }> {
+  const records: string[] = [];
+  let indexed = 0;
+  const end = await reader.scan(log, { fromOffset: 0, toOffset: log.logEndOffset, maxBytes }, (batch: RecordBatch) => {
+    if (batch.recordIndex !== null) indexed++;
+    cursor.open(batch);
+    while (cursor.next()) records.push(`${cursor.offset}:${cursor.value!.toString('hex')}`);
+  });
+  expect(end).toBe(log.logEndOffset);
+  return { records, indexed };
+}
+
+describe('PlanBatchReader verifyCrc + indexRecords', () => {
+  // 960 batches of 10 records of 100 B: ~1.1 MiB over several segments, every plan a file part.
+  it.each([
+    { windowBytes: 4000, maxBytes: 3000, path: 'push() indexes each window' },
+    { windowBytes: 128 * 1024, maxBytes: 128 * 1024, path: 'scan() pipelines the index jobs' },
+  ])('decodes the same records as the plain reader ($path)', async ({ windowBytes, maxBytes }) => {
+    const log = await reopenedLog(300_000, 960, 10);
+    const want = await scanRecords(log, new PlanBatchReader({ windowBytes }), maxBytes);
+    expect(want.records).toHaveLength(960 * 10);
+    expect(want.indexed).toBe(0);
+    const reader = new PlanBatchReader({ windowBytes, verifyCrc: true, indexRecords: true });
+    for (let round = 0; round < 2; round++) {
+      const got = await scanRecords(log, reader, maxBytes);
+      expect(got.records).toEqual(want.records);
+      // With the addon, the batches read whole from a window come with entries (those straddling windows do not).
+      if (capabilities.loaded) expect(got.indexed).toBeGreaterThan(windowBytes > 100_000 ? 900 : 400);
+      else expect(got.indexed).toBe(0);
+    }
+    await log.close();
+  });
+
+  it.each([4000, 128 * 1024])('fails with CRC_MISMATCH on a flipped byte, with nothing left in flight (windows of %d B)', async (windowBytes) => {
+    const log = await reopenedLog(300_000, 960, 10);
+    let plans = 0;
+    const source = {
+      async read(offset: number, maxBytes: number, options?: { readonly into?: Buffer }): Promise<FetchPlan> {
+        const plan = await log.read(offset, maxBytes, options);
+        const part = plan.parts[0];
+        // The third plan's bytes (in the reader's window) get one payload byte flipped, as a bad disk would.
+        if (++plans === 3 && part?.kind === 'file' && part.bytes !== undefined) part.bytes[part.bytes.length - 7]! ^= 0x40;
+        return plan;
+      },
+    };
+    const reader = new PlanBatchReader({ windowBytes, verifyCrc: true });
+    let seen = 0;
+    await expect(reader.scan(source, { fromOffset: 0, toOffset: log.logEndOffset, maxBytes: windowBytes }, () => { seen++; }))
+      .rejects.toMatchObject({ code: 'SEGLOG_ERR_RECORDS_CRC_MISMATCH' });
+    expect(seen).toBeGreaterThan(0);
+    // The same reader scans the intact log again: nothing of the failed scan is pending.
+    const again = await scanRecords(log, reader, windowBytes);
+    expect(again.records).toHaveLength(960 * 10);
+    await log.close();
+  });
+
+  it('a throwing onBatch fails scan() mid-pipeline; the reader then scans again', async () => {
+    const log = await reopenedLog(300_000, 960, 10);
+    const reader = new PlanBatchReader({ windowBytes: 128 * 1024, verifyCrc: true, indexRecords: true });
+    for (const failAt of [1, 30, 200, 959]) {
+      let seen = 0;
+      await expect(reader.scan(log, { fromOffset: 0, toOffset: log.logEndOffset, maxBytes: 128 * 1024 }, () => {
+        if (++seen === failAt) throw new Error('stop here');
+      })).rejects.toThrow('stop here');
+      expect((await scanRecords(log, reader, 128 * 1024)).records).toHaveLength(960 * 10);
+    }
+    await log.close();
+  });
+});
