@@ -13,6 +13,9 @@
 // --cold drops the files from the page cache (posix_fadvise DONTNEED) before
 // each read, as the cold reads of bench hotpath do.
 //
+// --read-kib N sets the read size of both sides (default 1024; bench hotpath
+// also runs 4096).
+//
 // Prints per-round ms, records/s and the median ratio seglog / plain fs, and
 // the CPU time of each read (process.cpuUsage: every thread, so the pool's
 // preads count; unlike wall time it does not grow when other processes take
@@ -29,12 +32,14 @@ import { appendBatches, BatchSource, makePayloads, openSeglog, readFrames, readS
 
 const MiB = 1024 * 1024;
 const { values } = parseArgs({
-  options: { reads: { type: 'string', default: '5' }, records: { type: 'string', default: '1000000' }, 'only-seglog': { type: 'boolean', default: false }, cold: { type: 'boolean', default: false }, profile: { type: 'string' } },
+  options: { reads: { type: 'string', default: '5' }, records: { type: 'string', default: '1000000' }, 'only-seglog': { type: 'boolean', default: false }, cold: { type: 'boolean', default: false }, profile: { type: 'string' }, 'read-kib': { type: 'string', default: '1024' } },
 });
 const reads = Number(values.reads);
 const records = Number(values.records);
 const onlySeglog = values['only-seglog'] ?? false;
 const cold = values.cold ?? false;
+/** Bytes per read, both sides (Log.read maxBytes, plain fs's readSync). */
+const readBytes = Number(values['read-kib']) * 1024;
 if (cold && fadvise === null) throw new Error('--cold needs the native addon (posix_fadvise)');
 
 /** Drops every file under `dir` from the page cache (as bench hotpath's cold reads do). */
@@ -60,7 +65,7 @@ function plainWrite(file: string, source: BatchSource): void {
   closeSync(fd);
 }
 
-const readBuf = Buffer.allocUnsafe(MiB);
+const readBuf = Buffer.allocUnsafe(readBytes);
 function plainRead(file: string): number {
   const { checksum, records: count } = readFrames(file, readBuf);
   if (count !== records) throw new Error(`plain read ${count} records`);
@@ -95,7 +100,7 @@ try {
     if (round >= 0 && session !== null) await session.post('Profiler.start');
     let cpu0 = process.cpuUsage();
     let t0 = process.hrtime.bigint();
-    const r = await readSeglog(log);
+    const r = await readSeglog(log, readBytes);
     const ns = Number(process.hrtime.bigint() - t0);
     const cpu = process.cpuUsage(cpu0);
     if (round >= 0 && session !== null) {

@@ -7,14 +7,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fmtRate, printTable, type BenchOptions, type CaseResult } from './lib/harness.js';
-import { hotpathParams, measureDurableOnly, measureHotpath } from './lib/hotpath.js';
+import { hotpathParams, measureDurableOnly, measureHotpath, plainFor } from './lib/hotpath.js';
 
 function ratioTable(title: string, results: readonly CaseResult[]): void {
-  const base = results.find((r) => r.name === 'plain fs')!.median;
+  // Each case against plain fs with the same read size.
+  const base = (name: string): number => results.find((r) => r.name === plainFor(name))!.median;
   console.log(`\n${title}`);
   printTable([
     ['store', 'records/s (median)', 'min', 'max', 'vs plain fs'],
-    ...results.map((r) => [r.name, fmtRate(r.median, 'rec'), fmtRate(r.min, 'rec'), fmtRate(r.max, 'rec'), `${(r.median / base).toFixed(2)}x`]),
+    ...results.map((r) => [r.name, fmtRate(r.median, 'rec'), fmtRate(r.min, 'rec'), fmtRate(r.max, 'rec'), `${(r.median / base(r.name)).toFixed(2)}x`]),
   ]);
 }
 

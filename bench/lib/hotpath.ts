@@ -37,7 +37,15 @@ import { logConfig } from './log-placement.js';
 const MiB = 1024 * 1024;
 export const VALUE_BYTES = 100;
 export const RECORDS_PER_BATCH = 100;
-const READ_BYTES = MiB;
+/** Bytes per read (Log.read maxBytes, plain fs's readSync). The read cases run at both sizes: 1 MiB, and 4 MiB where a scan's per-read cost (planning, two threadpool hops) is spread over 4x the records. */
+export const READ_BYTES = MiB;
+export const LARGE_READ_BYTES = 4 * MiB;
+/** The name suffix of the LARGE_READ_BYTES read cases. */
+export const LARGE_READS = ' (4 MiB reads)';
+/** The plain fs case a read case is compared with: the one of the same read size. */
+export function plainFor(name: string): string {
+  return name.endsWith(LARGE_READS) ? `plain fs${LARGE_READS}` : 'plain fs';
+}
 const require = createRequire(import.meta.url);
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -180,8 +188,8 @@ export interface Store {
   readonly name: string;
   /** Appends the workload (timed by the caller) and makes it durable. Returns the checksum of what it wrote. */
   append(dir: string, records: number): Promise<number>;
-  /** Reads everything back, decoding every record; returns the checksum and the record count. */
-  readAll(dir: string): Promise<{ checksum: number; records: number }>;
+  /** Reads everything back (reads of `readBytes`), decoding every record; returns the checksum and the record count. */
+  readAll(dir: string, readBytes: number): Promise<{ checksum: number; records: number }>;
   /** Untimed: whatever must happen between the append and a read round (close, reopen). */
   open(dir: string): Promise<void>;
   close(): Promise<void>;
@@ -211,7 +219,12 @@ export async function appendBatches(log: Log, source: BatchSource, batches: numb
 const cursor = new RecordCursor();
 // The reader checks every batch's CRC (a mismatch throws) and, with the addon, decodes each window's records natively.
 const INDEX_RECORDS = process.env['SEGLOG_BENCH_INDEX_RECORDS'] !== '0';
-const reader = new PlanBatchReader({ verifyCrc: true, indexRecords: INDEX_RECORDS });
+const readers = new Map<number, PlanBatchReader>();
+function readerFor(readBytes: number): PlanBatchReader {
+  let reader = readers.get(readBytes);
+  if (reader === undefined) readers.set(readBytes, reader = new PlanBatchReader({ verifyCrc: true, indexRecords: INDEX_RECORDS, windowBytes: Math.max(MiB, readBytes) }));
+  return reader;
+}
 
 /** Decodes every record of a batch the reader CRC-checked; adds into `acc`. */
 function decodeBatch(batch: RecordBatch, acc: { checksum: number; records: number }): void {
@@ -223,10 +236,10 @@ function decodeBatch(batch: RecordBatch, acc: { checksum: number; records: numbe
 }
 
 /** A user's sequential read: PlanBatchReader.scan (read-ahead, no toBuffer) over read(offset, 1 MiB). */
-export async function readSeglog(log: Log): Promise<{ checksum: number; records: number }> {
+export async function readSeglog(log: Log, readBytes = READ_BYTES): Promise<{ checksum: number; records: number }> {
   const acc = { checksum: 0, records: 0 };
   const onBatch = (batch: RecordBatch): void => decodeBatch(batch, acc);
-  await reader.scan(log, { fromOffset: log.logStartOffset, toOffset: log.logEndOffset, maxBytes: READ_BYTES }, onBatch);
+  await readerFor(readBytes).scan(log, { fromOffset: log.logStartOffset, toOffset: log.logEndOffset, maxBytes: readBytes }, onBatch);
   return acc;
 }
 
@@ -246,7 +259,7 @@ function seglogStore(mode: WriteMode, io: NodeIo, arena: AlignedArena, source: B
       if (log !== null) await log.close();
       log = await openSeglog(io, dir, mode, arena);
     },
-    readAll: async () => readSeglog(log!),
+    readAll: async (_dir, readBytes) => readSeglog(log!, readBytes),
     async close() {
       if (log !== null) await log.close();
       log = null;
@@ -286,7 +299,7 @@ export function readFrames(file: string, readBuf: Buffer): { checksum: number; r
 
 function plainStore(source: BatchSource): Store {
   const frameBuf = Buffer.allocUnsafe(RECORDS_PER_BATCH * (VALUE_BYTES + 4) * 2);
-  const readBuf = Buffer.allocUnsafe(READ_BYTES);
+  const readBufs = new Map<number, Buffer>();
   return {
     name: 'plain fs',
     append(dir, records) {
@@ -306,7 +319,11 @@ function plainStore(source: BatchSource): Store {
       return Promise.resolve(0);
     },
     open: () => Promise.resolve(),
-    readAll: (dir) => Promise.resolve(readFrames(path.join(dir, 'frames'), readBuf)),
+    readAll(dir, readBytes) {
+      let readBuf = readBufs.get(readBytes);
+      if (readBuf === undefined) readBufs.set(readBytes, readBuf = Buffer.allocUnsafe(readBytes));
+      return Promise.resolve(readFrames(path.join(dir, 'frames'), readBuf));
+    },
     close: () => Promise.resolve(),
   };
 }
@@ -451,15 +468,19 @@ export async function measureHotpath(root: string, options: BenchOptions, params
   }
   const append = await runCases(appendCases, options);
   let coldEvicts = true;
-  const readCases = (cold: boolean): Case[] => stores.map((store) => ({
-    name: store.name,
+  // Every store at READ_BYTES; plain fs and seglog at LARGE_READ_BYTES too (lmdb and sqlite have no read size).
+  const sized = [...stores.map((store) => ({ store, readBytes: READ_BYTES, name: store.name })),
+    ...stores.filter((store) => store.name === 'plain fs' || store.name.startsWith('seglog'))
+      .map((store) => ({ store, readBytes: LARGE_READ_BYTES, name: `${store.name}${LARGE_READS}` }))];
+  const readCases = (cold: boolean): Case[] => sized.map(({ store, readBytes, name }) => ({
+    name,
     before: async () => {
       await store.close();
       if (cold && !evict(dirs.get(store.name)!)) coldEvicts = false;
       await store.open(dirs.get(store.name)!);
     },
     run: async () => {
-      const r = await store.readAll(dirs.get(store.name)!);
+      const r = await store.readAll(dirs.get(store.name)!, readBytes);
       if (r.records !== params.records || r.checksum !== expected) {
         throw new Error(`${store.name}: read ${r.records} records (checksum ${r.checksum}), expected ${params.records} (${expected})`);
       }
