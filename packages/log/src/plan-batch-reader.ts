@@ -48,6 +48,17 @@ const DEFAULT_WINDOW_BYTES = 1024 * 1024;
 /** Smallest window scan() indexes on the threadpool (below it the hop costs more than the walk). */
 const ASYNC_INDEX_MIN_BYTES = 64 * 1024;
 
+/**
+ * A promise awaited only later (a read ahead, an index job), marked handled
+ * now: if it rejects while the current plan's batches are handed out, that is
+ * not an unhandled rejection (which would end a process run with Node's
+ * default --unhandled-rejections=throw). Awaiting it still throws.
+ */
+function ahead<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}
+
 /** A plan of scanIndexed(): the window it was read into, the index its window goes to, the index job. */
 interface IndexedStage {
   readonly plan: FetchPlan;
@@ -188,7 +199,7 @@ export class PlanBatchReader {
     const lend = range.maxBytes <= this.windowBytes;
     let lent = this.windowA;
     let spare = this.windowB;
-    let next: Promise<FetchPlan> | null = lend ? source.read(offset, range.maxBytes, { into: lent }) : source.read(offset, range.maxBytes);
+    let next: Promise<FetchPlan> | null = ahead(lend ? source.read(offset, range.maxBytes, { into: lent }) : source.read(offset, range.maxBytes));
     while (next !== null) {
       const plan: FetchPlan = await next;
       next = null;
@@ -197,7 +208,7 @@ export class PlanBatchReader {
         break;
       }
       offset = plan.nextOffset;
-      if (offset < range.toOffset) next = lend ? source.read(offset, range.maxBytes, { into: spare }) : source.read(offset, range.maxBytes);
+      if (offset < range.toOffset) next = ahead(lend ? source.read(offset, range.maxBytes, { into: spare }) : source.read(offset, range.maxBytes));
       // A read that goes to the file issues its pread only after a few of its own awaits (the pool queue,
       // the segment's lookups), and the batches below are handed out synchronously: without a turn of the
       // event loop here the next pread would start only after them, and the read-ahead would overlap
@@ -238,7 +249,7 @@ export class PlanBatchReader {
     let offset = range.fromOffset;
     let readWindow = windows[0]!;
     let reads = 1;
-    let reading: Promise<FetchPlan> | null = source.read(offset, range.maxBytes, { into: readWindow });
+    let reading: Promise<FetchPlan> | null = ahead(source.read(offset, range.maxBytes, { into: readWindow }));
     let current: IndexedStage | null = null;
     let staged: IndexedStage | null = null;
     try {
@@ -252,11 +263,11 @@ export class PlanBatchReader {
             offset = plan.nextOffset;
             const index = indexes[reads & 1]!;
             const bytes = indexedWindow(plan);
-            staged = { plan, window: readWindow, index, indexing: bytes === null ? null : index.indexAsync(bytes, 0, bytes.length) };
+            staged = { plan, window: readWindow, index, indexing: bytes === null ? null : ahead(index.indexAsync(bytes, 0, bytes.length)) };
             if (offset < range.toOffset) {
               readWindow = windows[reads % 3]!;
               reads++;
-              reading = source.read(offset, range.maxBytes, { into: readWindow });
+              reading = ahead(source.read(offset, range.maxBytes, { into: readWindow }));
             }
           }
         }

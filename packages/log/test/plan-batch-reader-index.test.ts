@@ -72,6 +72,23 @@ describe('PlanBatchReader verifyCrc + indexRecords', () => {
     await log.close();
   });
 
+  // A read ahead that fails while a plan is handed out is awaited later: it must not surface as an unhandled rejection
+  // (vitest fails the run on one; Node's default ends the process). Both scan paths: the pipeline and the plain one.
+  it.each([true, false])('a failing read fails scan() with its error and nothing unhandled (indexRecords %s)', async (indexRecords) => {
+    const log = await reopenedLog(300_000, 960, 10);
+    const reader = new PlanBatchReader({ windowBytes: 128 * 1024, verifyCrc: indexRecords, indexRecords });
+    for (const failAt of [1, 2, 4]) {
+      let reads = 0;
+      const source = {
+        read: (offset: number, maxBytes: number, options?: { readonly into?: Buffer }): Promise<FetchPlan> =>
+          ++reads === failAt ? Promise.reject(new Error(`read ${failAt} failed`)) : log.read(offset, maxBytes, options),
+      };
+      await expect(reader.scan(source, { fromOffset: 0, toOffset: log.logEndOffset, maxBytes: 128 * 1024 }, () => undefined)).rejects.toThrow(`read ${failAt} failed`);
+      expect((await scanRecords(log, reader, 128 * 1024)).records).toHaveLength(960 * 10);
+    }
+    await log.close();
+  });
+
   it('a throwing onBatch fails scan() mid-pipeline; the reader then scans again', async () => {
     const log = await reopenedLog(300_000, 960, 10);
     const reader = new PlanBatchReader({ windowBytes: 128 * 1024, verifyCrc: true, indexRecords: true });
