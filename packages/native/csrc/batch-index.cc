@@ -120,12 +120,8 @@ bool IndexRecords(const uint8_t* buf, size_t p, size_t end, int32_t count, int32
 }
 
 bool ArgInt32Array(napi_env env, napi_value value, int32_t** data, size_t* length) {
-  napi_typedarray_type type;
   void* raw = nullptr;
-  if (napi_get_typedarray_info(env, value, &type, length, &raw, nullptr, nullptr) != napi_ok ||
-      type != napi_int32_array) {
-    return false;
-  }
+  if (!RawTypedArray(env, value, napi_int32_array, &raw, length)) return false;
   *data = static_cast<int32_t*>(raw);
   return true;
 }
@@ -179,12 +175,9 @@ struct WindowArgs {
 
 // argv: buf, from, to, batches, records. Throws a TypeError and returns false on bad arguments.
 bool ParseWindowArgs(napi_env env, const napi_value* argv, size_t argc, WindowArgs* out) {
-  napi_typedarray_type type;
   size_t length = 0;
   void* data = nullptr;
-  if (argc < 5 ||
-      napi_get_typedarray_info(env, argv[0], &type, &length, &data, nullptr, nullptr) != napi_ok ||
-      type != napi_uint8_array) {
+  if (argc < 5 || !RawTypedArray(env, argv[0], napi_uint8_array, &data, &length)) {
     napi_throw_type_error(env, nullptr, "indexBatches: buf must be a Uint8Array");
     return false;
   }

@@ -26,6 +26,16 @@ bool ArgInt64(const Napi::CallbackInfo& info, size_t i, int64_t min, int64_t max
 bool ArgBytes(const Napi::CallbackInfo& info, size_t i, const char* what, uint8_t** data,
               size_t* length);
 
+// Raw N-API (no wrappers, for bindings whose per-call cost matters): the
+// data (adjusted by the view's byte offset) and element count of `value` when
+// it is a typed array of type `want`; false otherwise (nothing thrown).
+inline bool RawTypedArray(napi_env env, napi_value value, napi_typedarray_type want, void** data,
+                          size_t* length) {
+  napi_typedarray_type type;
+  return napi_get_typedarray_info(env, value, &type, length, data, nullptr, nullptr) == napi_ok &&
+         type == want;
+}
+
 // An Error object with `errno` (positive number) and `syscall`; the JS
 // layer adds the errno name. Message: "<syscall>: <strerror>".
 Napi::Object ErrnoError(Napi::Env env, int err, const char* syscall);

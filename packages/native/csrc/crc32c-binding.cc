@@ -20,14 +20,9 @@ napi_value Crc32cBinding(napi_env env, napi_callback_info info) {
   size_t argc = 2;
   napi_value argv[2];
   if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok) return nullptr;
-  napi_typedarray_type type;
   size_t length = 0;
   void* data = nullptr;
-  // Fails with napi_invalid_arg when argv[0] is not a typed array; data is
-  // already adjusted by the view's byte offset.
-  if (argc < 2 ||
-      napi_get_typedarray_info(env, argv[0], &type, &length, &data, nullptr, nullptr) != napi_ok ||
-      type != napi_uint8_array) {
+  if (argc < 2 || !RawTypedArray(env, argv[0], napi_uint8_array, &data, &length)) {
     napi_throw_type_error(env, nullptr, "crc32c: buf must be a Uint8Array");
     return nullptr;
   }
