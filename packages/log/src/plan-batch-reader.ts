@@ -102,6 +102,8 @@ export class PlanBatchReader {
   private windowC: Buffer | null = null;
   /** The index push() and emit() use: windowIndex, or scanIndexed()'s index of the plan being handed out. */
   private active: BatchWindowIndex | null;
+  /** The bytes scanIndexed() had walked by a job for the plan being handed out; push() walks anything else itself. */
+  private prepared: Buffer | null = null;
 
   constructor(options: PlanBatchReaderOptions = {}) {
     const windowBytes = options.windowBytes ?? DEFAULT_WINDOW_BYTES;
@@ -164,6 +166,7 @@ export class PlanBatchReader {
       this.carryLength = 0;
       this.carryNeed = -1;
       this.active?.clear();
+      this.prepared = null;
     }
     return batches;
   }
@@ -277,6 +280,7 @@ export class PlanBatchReader {
           try {
             await stage.indexing;
             this.active = stage.index;
+            if (stage.indexing !== null) this.prepared = indexedWindow(stage.plan);
             await this.readPlan(stage.plan, onBatch, stage.window);
           } finally {
             this.active = this.windowIndex;
@@ -374,7 +378,11 @@ export class PlanBatchReader {
       this.carryNeed = -1;
     }
     const index = this.active;
-    if (index !== null && to - p >= LOG_OVERHEAD && !index.covers(bytes, p, to)) index.index(bytes, p, to);
+    if (index !== null && to - p >= LOG_OVERHEAD) {
+      // Walk these bytes, unless scanIndexed() had this very plan's window walked by a job (once: windows are refilled).
+      if (this.prepared !== bytes || !index.covers(bytes, p, to)) index.index(bytes, p, to);
+      this.prepared = null;
+    }
     while (to - p >= LOG_OVERHEAD) {
       const size = bytes.readInt32BE(p + BATCH_LENGTH_OFFSET) + LOG_OVERHEAD;
       if (size > to - p) break;
