@@ -2,7 +2,8 @@
 // one turn, to any files, go to the threadpool as pwritevMany jobs of at most
 // 64; a lone write goes through node:fs; O_DIRECT files, an injected fs and
 // gatherWrites: false never gather. Every write still ends by itself: bytes at
-// their positions, its own IoError (ENOSPC from /dev/full) without failing
+// their positions, its own IoError (ENOSPC from /dev/full, EBADF from an fd
+// closed behind its back: the same as node:fs gives alone) without failing
 // the others, and close() waits for a gathered write in flight. Without the
 // addon (SEGLOG_NATIVE=0) nothing is gathered or hinted and writes still land.
 import fs from 'node:fs';
@@ -79,6 +80,25 @@ withAddon('NodeIo write gathering', () => {
     expect(fs.readFileSync(a!.path)).toEqual(filled(10, 1));
     expect(fs.readFileSync(b!.path)).toEqual(filled(10, 3));
     for (const f of [a!, b!, full]) await f.close();
+  });
+
+  it('maps EBADF (an fd closed behind its back) as node:fs would, gathered or alone', async () => {
+    const io = new NodeIo();
+    const [a, b, c] = await openFiles(io, 3);
+    fs.closeSync(c!.fd); // nothing is opened before the writes below, so the number is not reused meanwhile
+    const results = await Promise.allSettled([a!.pwrite(filled(10, 1), 0), c!.pwrite(filled(10, 2), 0), b!.pwrite(filled(10, 3), 0)]);
+    expect(io.stats.gatheredWrites).toBe(3);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const gathered = (results[1] as PromiseRejectedResult).reason as IoError;
+    expect(gathered).toBeInstanceOf(IoError);
+    expect(gathered).toMatchObject({ errno: 'EBADF', syscall: 'pwritev', path: c!.path });
+    const alone = await c!.pwrite(filled(10, 2), 0).then(() => null, (e: unknown) => e);
+    expect(alone).toBeInstanceOf(IoError);
+    expect(alone).toMatchObject({ code: gathered.code, errno: gathered.errno, syscall: gathered.syscall, path: gathered.path });
+    expect(fs.readFileSync(a!.path)).toEqual(filled(10, 1));
+    expect(fs.readFileSync(b!.path)).toEqual(filled(10, 3));
+    for (const f of [a!, b!]) await f.close();
+    await c!.close().catch(() => undefined); // its fd is gone already
   });
 
   it('close() waits for a gathered write in flight', async () => {
