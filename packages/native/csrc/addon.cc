@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 
 #include "common.h"
@@ -71,10 +72,17 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("pageSize", Napi::Number::New(env, page > 0 ? static_cast<double>(page) : 4096.0));
   Napi::Object features = Napi::Object::New(env);
   InitCrc32c(env, exports);
+#ifdef __linux__
   InitFsOps(env, exports, features);
   InitSendfile(env, exports, features);
   InitPwritevDatasync(env, exports, features);
   InitPwritevMany(env, exports, features);
+#else
+  // The Linux-only files define no functions elsewhere: their features are false, their names absent.
+  for (const char* name : {"fallocate", "fadvise", "writeback", "sendfile", "pwritevDatasync", "pwritevMany"}) {
+    features.Set(name, Napi::Boolean::New(env, false));
+  }
+#endif
   InitAlignedAlloc(env, exports);
   InitBatchIndex(env, exports);
   exports.Set("features", features);

@@ -40,12 +40,21 @@ inline bool RawTypedArray(napi_env env, napi_value value, napi_typedarray_type w
 // layer adds the errno name. Message: "<syscall>: <strerror>".
 Napi::Object ErrnoError(Napi::Env env, int err, const char* syscall);
 
+// A feature of one function: exports[name] = fn and features[name] = true.
+inline void ExportFeature(Napi::Env env, Napi::Object exports, Napi::Object features, const char* name,
+                          Napi::Value (*fn)(const Napi::CallbackInfo&)) {
+  exports.Set(name, Napi::Function::New(env, fn, name));
+  features.Set(name, Napi::Boolean::New(env, true));
+}
+
 // Registration hooks, one per source file.
 void InitCrc32c(Napi::Env env, Napi::Object exports);
+// Linux only (defined under __linux__; addon.cc calls them there).
 void InitFsOps(Napi::Env env, Napi::Object exports, Napi::Object features);
 void InitSendfile(Napi::Env env, Napi::Object exports, Napi::Object features);
 void InitPwritevDatasync(Napi::Env env, Napi::Object exports, Napi::Object features);
 void InitPwritevMany(Napi::Env env, Napi::Object exports, Napi::Object features);
+// Every platform.
 void InitAlignedAlloc(Napi::Env env, Napi::Object exports);
 void InitBatchIndex(Napi::Env env, Napi::Object exports);
 

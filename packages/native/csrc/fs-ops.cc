@@ -84,9 +84,7 @@ Napi::Value QueueFdRange(Napi::Env env, const char* name, const char* syscall, F
   int copy = DupFd(static_cast<int>(fd));
   if (copy < 0) return RejectedErrno(env, errno, errno == EBADF ? syscall : "dup");
   FdRangeWorker* worker = new FdRangeWorker(env, name, syscall, op, copy, mode, offset, length);
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  return worker->Start();
 }
 
 int FallocateOp(int fd, int64_t mode, int64_t offset, int64_t length) {
@@ -151,15 +149,6 @@ void InitFsOps(Napi::Env env, Napi::Object exports, Napi::Object features) {
   features.Set("writeback", Napi::Boolean::New(env, true));
 }
 
-#else
-
-void InitFsOps(Napi::Env env, Napi::Object exports, Napi::Object features) {
-  (void)exports;
-  features.Set("fallocate", Napi::Boolean::New(env, false));
-  features.Set("fadvise", Napi::Boolean::New(env, false));
-  features.Set("writeback", Napi::Boolean::New(env, false));
-}
-
-#endif
+#endif  // __linux__: elsewhere addon.cc marks these features false
 
 }  // namespace seglog

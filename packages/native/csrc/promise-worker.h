@@ -24,6 +24,14 @@ class PromiseWorker : public Napi::AsyncWorker {
 
   Napi::Promise Promise() { return deferred_.Promise(); }
 
+  // Queues the job and returns its promise. Nothing may touch the worker
+  // after this: it deletes itself once settled.
+  Napi::Value Start() {
+    Napi::Promise promise = Promise();
+    Queue();
+    return promise;
+  }
+
  protected:
   void OnOK() override {
     Napi::Env env = Env();

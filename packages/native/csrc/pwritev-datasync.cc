@@ -160,25 +160,15 @@ Napi::Value PwritevDatasync(const Napi::CallbackInfo& info) {
     Napi::Value item = buffers[i];
     worker->Add(item.As<Napi::Object>(), views[i].first, views[i].second);
   }
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  return worker->Start();
 }
 
 }  // namespace
 
 void InitPwritevDatasync(Napi::Env env, Napi::Object exports, Napi::Object features) {
-  exports.Set("pwritevDatasync", Napi::Function::New(env, PwritevDatasync, "pwritevDatasync"));
-  features.Set("pwritevDatasync", Napi::Boolean::New(env, true));
+  ExportFeature(env, exports, features, "pwritevDatasync", PwritevDatasync);
 }
 
-#else
-
-void InitPwritevDatasync(Napi::Env env, Napi::Object exports, Napi::Object features) {
-  (void)exports;
-  features.Set("pwritevDatasync", Napi::Boolean::New(env, false));
-}
-
-#endif
+#endif  // __linux__: elsewhere addon.cc marks these features false
 
 }  // namespace seglog

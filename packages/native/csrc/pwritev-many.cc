@@ -204,25 +204,15 @@ Napi::Value PwritevMany(const Napi::CallbackInfo& info) {
       worker->AddBuffer(item.As<Napi::Object>(), views[k].first, views[k].second);
     }
   }
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  return worker->Start();
 }
 
 }  // namespace
 
 void InitPwritevMany(Napi::Env env, Napi::Object exports, Napi::Object features) {
-  exports.Set("pwritevMany", Napi::Function::New(env, PwritevMany, "pwritevMany"));
-  features.Set("pwritevMany", Napi::Boolean::New(env, true));
+  ExportFeature(env, exports, features, "pwritevMany", PwritevMany);
 }
 
-#else
-
-void InitPwritevMany(Napi::Env env, Napi::Object exports, Napi::Object features) {
-  (void)exports;
-  features.Set("pwritevMany", Napi::Boolean::New(env, false));
-}
-
-#endif
+#endif  // __linux__: elsewhere addon.cc marks these features false
 
 }  // namespace seglog

@@ -162,9 +162,7 @@ Napi::Value Sendfile(const Napi::CallbackInfo& info) {
   }
   SendfileWorker* worker =
       new SendfileWorker(env, socketCopy, fileCopy, position, length, idleTimeoutMs);
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  return worker->Start();
 }
 
 Napi::Value DebugCounters(const Napi::CallbackInfo& info) {
@@ -185,13 +183,6 @@ void InitSendfile(Napi::Env env, Napi::Object exports, Napi::Object features) {
   features.Set("sendfile", Napi::Boolean::New(env, true));
 }
 
-#else
-
-void InitSendfile(Napi::Env env, Napi::Object exports, Napi::Object features) {
-  (void)exports;
-  features.Set("sendfile", Napi::Boolean::New(env, false));
-}
-
-#endif
+#endif  // __linux__: elsewhere addon.cc marks these features false
 
 }  // namespace seglog
