@@ -72,6 +72,18 @@ inline size_t ShortVarint(const uint8_t* buf, size_t p, size_t limit, int32_t* v
   return n;
 }
 
+// A key or value at *p: its length varint (-1 for null, the fast form), then
+// its bytes, all before `limit`. Sets *length and *position (of the bytes)
+// and moves *p past them; false for anything else.
+inline bool Field(const uint8_t* buf, size_t* p, size_t limit, int32_t* length, size_t* position) {
+  const size_t n = ShortVarint(buf, *p, limit, length);
+  if (n == 0 || *length < -1) return false;
+  *position = *p + n;
+  if (*length > 0 && static_cast<size_t>(*length) > limit - *position) return false;
+  *p = *position + (*length > 0 ? static_cast<size_t>(*length) : 0);
+  return true;
+}
+
 // Writes `count` record entries for the payload buf[p, end); false (entries
 // written so far are garbage) unless every record has the fast form and the
 // records use the payload exactly.
@@ -89,20 +101,8 @@ bool IndexRecords(const uint8_t* buf, size_t p, size_t end, int32_t count, int32
     p += n;
     if ((n = ShortVarint(buf, p, limit, &offDelta)) == 0) return false;
     p += n;
-    if ((n = ShortVarint(buf, p, limit, &keyLen)) == 0 || keyLen < -1) return false;
-    p += n;
-    const size_t keyPos = p;
-    if (keyLen > 0) {
-      if (static_cast<size_t>(keyLen) > limit - p) return false;
-      p += static_cast<size_t>(keyLen);
-    }
-    if ((n = ShortVarint(buf, p, limit, &valueLen)) == 0 || valueLen < -1) return false;
-    p += n;
-    const size_t valuePos = p;
-    if (valueLen > 0) {
-      if (static_cast<size_t>(valueLen) > limit - p) return false;
-      p += static_cast<size_t>(valueLen);
-    }
+    size_t keyPos, valuePos;
+    if (!Field(buf, &p, limit, &keyLen, &keyPos) || !Field(buf, &p, limit, &valueLen, &valuePos)) return false;
     // headersCount: 0 in its one-byte form, the record's last byte.
     if (p + 1 != limit || buf[p] != 0) return false;
     p++;
@@ -246,9 +246,7 @@ Napi::Value IndexBatchesAsync(const Napi::CallbackInfo& info) {
   WindowArgs a;
   if (!ParseWindowArgs(env, argv, argc, &a)) return env.Undefined();
   auto* worker = new IndexBatchesWorker(env, a, argv);
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  return worker->Start();
 }
 
 }  // namespace
