@@ -19,7 +19,8 @@
         "csrc/pwritev-datasync.cc",
         "csrc/pwritev-many.cc",
         "csrc/aligned-alloc.cc",
-        "csrc/batch-index.cc"
+        "csrc/batch-index.cc",
+        "csrc/batch-scan.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": [

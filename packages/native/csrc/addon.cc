@@ -3,7 +3,7 @@
 //   abiVersion, pageSize, features {fallocate, sendfile, fadvise, writeback, pwritevDatasync, pwritevMany},
 //   crc32c, crc32cSoftware, crc32cHardware, crc32cHardwareAvailable,
 //   fallocateSync, fallocate, startWriteback, fadvise, sendfile, debugCounters,
-//   alignedAlloc, bufferAddressMod, pwritevDatasync, pwritevMany, indexBatches, indexBatchesAsync.
+//   alignedAlloc, bufferAddressMod, pwritevDatasync, pwritevMany, indexBatches, indexBatchesAsync, scanBatch.
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,7 +17,7 @@
 namespace seglog {
 
 // Bump when the exported surface changes, so a stale build is refused.
-constexpr int kAbiVersion = 4;
+constexpr int kAbiVersion = 5;
 
 bool ThrowType(Napi::Env env, const char* what) {
   Napi::TypeError::New(env, what).ThrowAsJavaScriptException();
@@ -85,6 +85,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
 #endif
   InitAlignedAlloc(env, exports);
   InitBatchIndex(env, exports);
+  InitBatchScan(env, exports);
   exports.Set("features", features);
   return exports;
 }

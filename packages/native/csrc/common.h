@@ -57,6 +57,7 @@ void InitPwritevMany(Napi::Env env, Napi::Object exports, Napi::Object features)
 // Every platform.
 void InitAlignedAlloc(Napi::Env env, Napi::Object exports);
 void InitBatchIndex(Napi::Env env, Napi::Object exports);
+void InitBatchScan(Napi::Env env, Napi::Object exports);
 
 }  // namespace seglog
 

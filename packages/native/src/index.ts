@@ -299,3 +299,28 @@ export const indexBatches: ((buf: Uint8Array, from: number, to: number, batches:
  */
 export const indexBatchesAsync: ((buf: Uint8Array, from: number, to: number, batches: Int32Array, records: Int32Array) => Promise<number>) | null =
   binding === null ? null : binding.indexBatchesAsync;
+
+/**
+ * scanBatch's io slots (a Float64Array of at least IO_LENGTH) and result
+ * bits (see csrc/batch-scan.cc). Rule bits go in io[RULES].
+ */
+export const SCAN_BATCH = {
+  IO_LENGTH: 11,
+  NOW: 0, BEFORE_MAX_MS: 1, AFTER_MAX_MS: 2, RULES: 3,
+  CRC: 4, MAX_TIMESTAMP: 5, MAX_TIMESTAMP_INDEX: 6, CONSECUTIVE: 7, KEY_ERROR_INDEX: 8, TIMESTAMP_ERROR_INDEX: 9, TIMESTAMP_ERROR: 10,
+  RULE_BOUND_TIMESTAMPS: 1, RULE_COMPACTED: 2,
+  RESULT_CRC_OK: 1, RESULT_SCANNED: 2,
+} as const;
+
+/**
+ * The validation pass of the producer batch buf[start, end) (end - start >=
+ * 61) in one call: its CRC-32C over [start + 21, end) into io[CRC], and, for
+ * an uncompressed CreateTime batch, the walk of @seglog/records'
+ * internal/fast-scan.ts over its records (the same accepted forms, give-ups
+ * and findings) with the rules in io[NOW..RULES]. Returns RESULT_CRC_OK when
+ * the stored CRC matches, RESULT_SCANNED when the walk accepted every record
+ * (its findings in io[MAX_TIMESTAMP..TIMESTAMP_ERROR]). Never throws on bad
+ * bytes; bad arguments are TypeErrors.
+ */
+export const scanBatch: ((buf: Uint8Array, start: number, end: number, io: Float64Array) => number) | null =
+  binding === null ? null : binding.scanBatch;

@@ -5,40 +5,10 @@
 // TypeErrors for bad arguments. The differential test against the
 // JavaScript decoder is packages/records/test/batch-window-index.test.ts.
 import { describe, expect, it } from 'vitest';
-import { BATCH_INDEX, crc32c, indexBatches, indexBatchesAsync } from '../src/index.js';
+import { BATCH_INDEX, indexBatches, indexBatchesAsync } from '../src/index.js';
+import { batch, record, varint } from './helpers.js';
 
 const native = process.env['SEGLOG_NATIVE'] === '0' ? describe.skip : describe;
-
-/** Zig-zag varint bytes of n. */
-function varint(n: number): number[] {
-  let u = ((n << 1) ^ (n >> 31)) >>> 0;
-  const out: number[] = [];
-  while (u >= 0x80) {
-    out.push((u & 0x7f) | 0x80);
-    u >>>= 7;
-  }
-  out.push(u);
-  return out;
-}
-
-/** A record without headers (or with `headers` raw bytes as its header part). */
-function record(offsetDelta: number, value: number[] | null, headers: number[] = [0]): number[] {
-  const body = [0, ...varint(offsetDelta), ...varint(offsetDelta), ...varint(-1), ...(value === null ? varint(-1) : [...varint(value.length), ...value]), ...headers];
-  return [...varint(body.length), ...body];
-}
-
-/** A v2 batch of `records` (their count from the array), CRC set; `attributes` as given. */
-function batch(records: number[][], attributes = 0): Buffer {
-  const payload = Buffer.from(records.flat());
-  const buf = Buffer.alloc(61 + payload.length);
-  buf.writeInt32BE(buf.length - 12, 8);
-  buf.writeInt8(2, 16);
-  buf.writeInt16BE(attributes, 21);
-  buf.writeInt32BE(records.length, 57);
-  payload.copy(buf, 61);
-  buf.writeUInt32BE(crc32c!(buf.subarray(21), 0), 17);
-  return buf;
-}
 
 const { BATCH_STRIDE, RECORD_STRIDE, FLAG_CRC_OK, FLAG_INDEXED } = BATCH_INDEX;
 

@@ -1,9 +1,10 @@
-// Test helpers: temporary files, loopback TCP pairs and a byte sink.
+// Test helpers: temporary files, loopback TCP pairs, a byte sink and hand-made record batches.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { crc32c } from '../src/index.js';
 
 export function tempDir(prefix: string): { readonly path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), `seglog-native-${prefix}-`));
@@ -92,4 +93,45 @@ export function patternBytes(length: number, seed: number): Buffer {
     out[i] = x & 0xff;
   }
   return out;
+}
+
+// ---- hand-made v2 record batches (batch-index, batch-scan), written apart from @seglog/records ----
+
+/** Zig-zag varint bytes of n. */
+export function varint(n: number): number[] {
+  let u = ((n << 1) ^ (n >> 31)) >>> 0;
+  const out: number[] = [];
+  while (u >= 0x80) {
+    out.push((u & 0x7f) | 0x80);
+    u >>>= 7;
+  }
+  out.push(u);
+  return out;
+}
+
+/** A record with a null key and timestampDelta = offsetDelta, without headers (or with `headers` raw bytes as its header part). */
+export function record(offsetDelta: number, value: number[] | null, headers: number[] = [0]): number[] {
+  return recordOf({ timestampDelta: offsetDelta, offsetDelta, key: null, value, headers });
+}
+
+/** A record from its parts; `timestampDelta` as raw varlong bytes when an array, `headers` raw (default [0]: none). */
+export function recordOf(parts: { timestampDelta: number | number[]; offsetDelta: number; key: number[] | null; value: number[] | null; headers?: number[] }): number[] {
+  const field = (bytes: number[] | null): number[] => (bytes === null ? varint(-1) : [...varint(bytes.length), ...bytes]);
+  const ts = typeof parts.timestampDelta === 'number' ? varint(parts.timestampDelta) : parts.timestampDelta;
+  const body = [0, ...ts, ...varint(parts.offsetDelta), ...field(parts.key), ...field(parts.value), ...(parts.headers ?? [0])];
+  return [...varint(body.length), ...body];
+}
+
+/** A v2 batch of `records` (their count from the array), CRC set (the addon's crc32c); `attributes` and baseTimestamp as given. */
+export function batch(records: number[][], attributes = 0, baseTimestamp = 0): Buffer {
+  const payload = Buffer.from(records.flat());
+  const buf = Buffer.alloc(61 + payload.length);
+  buf.writeInt32BE(buf.length - 12, 8);
+  buf.writeInt8(2, 16);
+  buf.writeInt16BE(attributes, 21);
+  buf.writeBigInt64BE(BigInt(baseTimestamp), 27);
+  buf.writeInt32BE(records.length, 57);
+  payload.copy(buf, 61);
+  buf.writeUInt32BE(crc32c!(buf.subarray(21), 0), 17);
+  return buf;
 }

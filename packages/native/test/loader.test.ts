@@ -32,7 +32,7 @@ function expectAllOff(result: ReturnType<typeof loadNative>, reason: RegExp): vo
 
 function runChild(env: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
   const script = `const m = await import(${JSON.stringify(INDEX_URL)});
-const fns = ['crc32c', 'fallocate', 'fallocateSync', 'fadvise', 'startWriteback', 'sendfile', 'pwritevDatasync', 'pwritevMany', 'alignedAlloc', 'bufferAddressMod', 'indexBatches', 'indexBatchesAsync', 'pageSize'];
+const fns = ['crc32c', 'fallocate', 'fallocateSync', 'fadvise', 'startWriteback', 'sendfile', 'pwritevDatasync', 'pwritevMany', 'alignedAlloc', 'bufferAddressMod', 'indexBatches', 'indexBatchesAsync', 'scanBatch', 'pageSize'];
 console.log(JSON.stringify({ capabilities: m.capabilities, nulls: fns.filter((f) => m[f] === null) }));`;
   const child = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script], {
     cwd: REPO_ROOT, env: { ...process.env, SEGLOG_NATIVE: '', SEGLOG_NATIVE_DEBUG: '', ...env }, encoding: 'utf8',
@@ -62,7 +62,7 @@ describe('loadNative', () => {
 
   it('refuses foreign or stale builds', () => {
     expectAllOff(loadNative({ env: {}, requireAddon: () => 42 }), /not an object/);
-    expectAllOff(loadNative({ env: {}, requireAddon: () => ({ abiVersion: 0 }) }), /abiVersion 0, expected 4/);
+    expectAllOff(loadNative({ env: {}, requireAddon: () => ({ abiVersion: 0 }) }), /abiVersion 0, expected 5/);
   });
 
   it('logs one line only when SEGLOG_NATIVE_DEBUG=1', () => {
@@ -81,7 +81,7 @@ describe('loadNative', () => {
     const out = JSON.parse(child.stdout) as { capabilities: native.NativeCapabilities; nulls: string[] };
     expect(out.capabilities.loaded).toBe(false);
     expect(out.capabilities.reason).toMatch(/SEGLOG_NATIVE=0/);
-    expect(out.nulls).toEqual(['crc32c', 'fallocate', 'fallocateSync', 'fadvise', 'startWriteback', 'sendfile', 'pwritevDatasync', 'pwritevMany', 'alignedAlloc', 'bufferAddressMod', 'indexBatches', 'indexBatchesAsync', 'pageSize']);
+    expect(out.nulls).toEqual(['crc32c', 'fallocate', 'fallocateSync', 'fadvise', 'startWriteback', 'sendfile', 'pwritevDatasync', 'pwritevMany', 'alignedAlloc', 'bufferAddressMod', 'indexBatches', 'indexBatchesAsync', 'scanBatch', 'pageSize']);
   });
 });
 

@@ -32,10 +32,14 @@
 // Nothing is allocated per record: the pass uses one module-level cursor
 // (validation is synchronous, so it cannot be re-entered). Uncompressed
 // CreateTime batches take a cursor-free walk (internal/fast-scan.ts) that
-// accepts exactly what the cursor accepts or hands the batch to it.
+// accepts exactly what the cursor accepts or hands the batch to it. With the
+// addon, @seglog/native's scanBatch computes the CRC (3) and runs that same
+// walk in one call, before the header rules (4); its findings are used only
+// once they pass, so the order of the errors is unchanged.
 import { assert } from '@seglog/common';
+import { SCAN_BATCH, scanBatch } from '@seglog/native';
 import type { CodecId } from './compression.js';
-import { checkCrc } from './internal/check-crc.js';
+import { checkCrc, crcMismatch } from './internal/check-crc.js';
 import { fastScanRecords, fastScanResult } from './internal/fast-scan.js';
 import * as L from './internal/layout.js';
 import { RecordBatch, unsupportedCodec, type TimestampType } from './record-batch.js';
@@ -87,12 +91,44 @@ const cursor = new RecordCursor();
 
 /** Validates a producer's batch (the whole of `buf`). Throws RecordsError; returns its summary. */
 export function validateBatch(buf: Uint8Array, options: ValidateBatchOptions): BatchSummary {
+  return validateBatchWith(buf, options, scanBatch === null ? 'js' : 'native');
+}
+
+/**
+ * How the record pass starts: 'native' the addon's scanBatch (CRC and walk
+ * in one call), 'js' the JavaScript walk, 'strict' the cursor alone. Each
+ * gives the same answers; the strict pass decides whatever a walk gives up.
+ */
+export type ValidationWalk = 'native' | 'js' | 'strict';
+
+/** validateBatch with a chosen walk (for the differential test; 'native' needs the addon). */
+export function validateBatchWith(buf: Uint8Array, options: ValidateBatchOptions, walk: ValidationWalk): BatchSummary {
   checkOptions(options);
   checkSize(buf, options.maxMessageBytes);
   const batch = frameBatch(buf);
-  checkCrc(batch);
+  const native = walk === 'native' ? scanNative(batch, options) : NOT_SCANNED;
+  if (native === NOT_SCANNED) checkCrc(batch);
+  else if ((native & SCAN_BATCH.RESULT_CRC_OK) === 0) throw crcMismatch(batch, nativeIo[SCAN_BATCH.CRC]!);
   checkHeader(batch, buf.length);
-  return checkRecords(batch, options);
+  return checkRecords(batch, options, native, walk === 'js');
+}
+
+/** scanNative's answer when the addon's walk was not asked for. */
+const NOT_SCANNED = -1;
+/** scanBatch's rules and findings (one module-level array: validation is synchronous). */
+const nativeIo = new Float64Array(SCAN_BATCH.IO_LENGTH);
+
+/** scanBatch's result bits for `batch`. */
+function scanNative(batch: RecordBatch, options: ValidateBatchOptions): number {
+  assert(scanBatch !== null, "the 'native' walk needs @seglog/native");
+  const io = nativeIo;
+  io[SCAN_BATCH.NOW] = options.now ?? 0;
+  io[SCAN_BATCH.BEFORE_MAX_MS] = options.timestampBeforeMaxMs ?? Infinity;
+  io[SCAN_BATCH.AFTER_MAX_MS] = options.timestampAfterMaxMs ?? Infinity;
+  io[SCAN_BATCH.RULES] = ((options.messageTimestampType ?? 'CreateTime') === 'CreateTime' ? SCAN_BATCH.RULE_BOUND_TIMESTAMPS : 0) |
+    (options.compacted === true ? SCAN_BATCH.RULE_COMPACTED : 0);
+  const start = batch.start;
+  return scanBatch(batch.buffer, start, start + batch.sizeInBytes, io);
 }
 
 function checkOptions(options: ValidateBatchOptions): void {
@@ -171,9 +207,11 @@ class RecordScan {
 
 const scan = new RecordScan();
 
-function checkRecords(batch: RecordBatch, options: ValidateBatchOptions): BatchSummary {
+function checkRecords(batch: RecordBatch, options: ValidateBatchOptions, native: number, jsWalk: boolean): BatchSummary {
   scan.reset();
-  if (!scanUncompressedFast(batch, options)) {
+  // The addon's walk is the JavaScript walk's twin: when it gave up, so would the latter.
+  const fast = native !== NOT_SCANNED ? (native & SCAN_BATCH.RESULT_SCANNED) !== 0 && takeNativeScan(batch) : jsWalk && scanUncompressedFast(batch, options);
+  if (!fast) {
     scan.reset();
     try {
       scanRecords(batch, options);
@@ -229,6 +267,19 @@ function scanUncompressedFast(batch: RecordBatch, options: ValidateBatchOptions)
   scan.keyErrorIndex = r.keyErrorIndex;
   scan.timestampErrorIndex = r.timestampErrorIndex;
   scan.timestampError = r.timestampError;
+  return true;
+}
+
+/** scanBatch's findings into `scan`; true. */
+function takeNativeScan(batch: RecordBatch): boolean {
+  const io = nativeIo;
+  scan.recordsBytes = batch.sizeInBytes - L.RECORDS_OFFSET;
+  scan.maxTimestamp = io[SCAN_BATCH.MAX_TIMESTAMP]!;
+  scan.maxTimestampIndex = io[SCAN_BATCH.MAX_TIMESTAMP_INDEX]!;
+  scan.consecutive = io[SCAN_BATCH.CONSECUTIVE] === 1;
+  scan.keyErrorIndex = io[SCAN_BATCH.KEY_ERROR_INDEX]!;
+  scan.timestampErrorIndex = io[SCAN_BATCH.TIMESTAMP_ERROR_INDEX]!;
+  scan.timestampError = io[SCAN_BATCH.TIMESTAMP_ERROR]!;
   return true;
 }
 

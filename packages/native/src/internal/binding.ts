@@ -3,7 +3,7 @@
 // error-converting wrappers from '@seglog/native'.
 
 /** Bumped in csrc/addon.cc with every change of this surface; a stale build is refused. */
-export const ABI_VERSION = 4;
+export const ABI_VERSION = 5;
 
 export interface RawFeatures {
   readonly fallocate: boolean;
@@ -39,6 +39,8 @@ export interface RawBinding {
   /** See csrc/batch-index.cc; the number of batch entries written. */
   indexBatches(buf: Uint8Array, from: number, to: number, batches: Int32Array, records: Int32Array): number;
   indexBatchesAsync(buf: Uint8Array, from: number, to: number, batches: Int32Array, records: Int32Array): Promise<number>;
+  /** See csrc/batch-scan.cc; SCAN_BATCH result bits. */
+  scanBatch(buf: Uint8Array, start: number, end: number, io: Float64Array): number;
   // Present only when the matching feature is true (Linux).
   fallocateSync?: (fd: number, mode: number, offset: number, length: number) => void;
   fallocate?: (fd: number, mode: number, offset: number, length: number) => Promise<void>;
@@ -53,7 +55,7 @@ export interface RawBinding {
 
 /** Members every build has, checked by the loader before anything is called. */
 export const REQUIRED_FUNCTIONS = [
-  'crc32c', 'crc32cSoftware', 'crc32cHardware', 'alignedAlloc', 'bufferAddressMod', 'indexBatches', 'indexBatchesAsync',
+  'crc32c', 'crc32cSoftware', 'crc32cHardware', 'alignedAlloc', 'bufferAddressMod', 'indexBatches', 'indexBatchesAsync', 'scanBatch',
 ] as const;
 
 /** Members a build has when features[feature] is true. */
