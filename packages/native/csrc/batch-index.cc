@@ -25,6 +25,7 @@
 // (~1 us) is paid once per window here, not per batch.
 #include <vector>
 
+#include "batch-layout.h"
 #include "common.h"
 #include "crc32c.h"
 #include "promise-worker.h"
@@ -32,21 +33,12 @@
 namespace seglog {
 namespace {
 
-constexpr size_t kLogOverhead = 12;
-constexpr size_t kBatchHeader = 61;
-constexpr size_t kMagicOffset = 16;
-constexpr size_t kCrcOffset = 17;
-constexpr size_t kAttributesOffset = 21;
-constexpr size_t kRecordsCountOffset = 57;
+// The v2 header offsets and readers.
+using namespace batch;  // NOLINT(build/namespaces): an internal header of these walkers
 constexpr int32_t kFlagCrcOk = 1;
 constexpr int32_t kFlagIndexed = 2;
 constexpr size_t kBatchStride = 4;
 constexpr size_t kRecordStride = 8;
-
-inline uint32_t ReadU32BE(const uint8_t* p) {
-  return (static_cast<uint32_t>(p[0]) << 24) | (static_cast<uint32_t>(p[1]) << 16) |
-         (static_cast<uint32_t>(p[2]) << 8) | static_cast<uint32_t>(p[3]);
-}
 
 // RecordCursor's shortVarint: a varint of at most 3 bytes, all before
 // `limit`. Sets *value (zig-zag decoded) and returns its byte count, or 0.
@@ -134,8 +126,8 @@ size_t IndexWindow(const uint8_t* buf, size_t from, size_t to, int32_t* batches,
   size_t count = 0;
   size_t p = from;
   while (count < batchCapacity && to - p >= kLogOverhead) {
-    const int32_t batchLength = static_cast<int32_t>(ReadU32BE(buf + p + 8));
-    if (batchLength < static_cast<int32_t>(kBatchHeader - kLogOverhead)) break;
+    const int32_t batchLength = static_cast<int32_t>(ReadU32BE(buf + p + kBatchLengthOffset));
+    if (batchLength < static_cast<int32_t>(kHeaderBytes - kLogOverhead)) break;
     const size_t size = static_cast<size_t>(batchLength) + kLogOverhead;
     if (size > to - p || buf[p + kMagicOffset] != 2) break;
     const uint8_t* b = buf + p;
@@ -147,7 +139,7 @@ size_t IndexWindow(const uint8_t* buf, size_t from, size_t to, int32_t* batches,
     const int32_t recordsCount = static_cast<int32_t>(ReadU32BE(b + kRecordsCountOffset));
     int32_t first = 0;
     if (uncompressed && recordsCount > 0 && static_cast<size_t>(recordsCount) <= recordCapacity - used &&
-        IndexRecords(buf, p + kBatchHeader, p + size, recordsCount, records + used * kRecordStride)) {
+        IndexRecords(buf, p + kHeaderBytes, p + size, recordsCount, records + used * kRecordStride)) {
       flags |= kFlagIndexed;
       first = static_cast<int32_t>(used);
       used += static_cast<size_t>(recordsCount);

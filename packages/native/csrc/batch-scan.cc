@@ -22,33 +22,21 @@
 // (~2.2 us); here both are one call (issue 18).
 #include <cmath>
 
+#include "batch-layout.h"
 #include "common.h"
 #include "crc32c.h"
 
 namespace seglog {
 namespace {
 
-constexpr size_t kBatchHeader = 61;
-constexpr size_t kBaseOffsetOffset = 0;
-constexpr size_t kCrcOffset = 17;
-constexpr size_t kAttributesOffset = 21;
-constexpr size_t kBaseTimestampOffset = 27;
-constexpr size_t kRecordsCountOffset = 57;
+// The v2 header offsets and readers.
+using namespace batch;  // NOLINT(build/namespaces): an internal header of these walkers
 constexpr int kResultCrcOk = 1;
 constexpr int kResultScanned = 2;
 constexpr int kRuleBoundTimestamps = 1;
 constexpr int kRuleCompacted = 2;
 constexpr int64_t kBaseLimit = int64_t{1} << 52;
 constexpr size_t kIoLength = 11;
-
-inline uint32_t ReadU32(const uint8_t* p) {
-  return (static_cast<uint32_t>(p[0]) << 24) | (static_cast<uint32_t>(p[1]) << 16) |
-         (static_cast<uint32_t>(p[2]) << 8) | static_cast<uint32_t>(p[3]);
-}
-
-inline int64_t ReadI64(const uint8_t* p) {
-  return static_cast<int64_t>((static_cast<uint64_t>(ReadU32(p)) << 32) | ReadU32(p + 4));
-}
 
 // fast-scan's varintAt: a zig-zag varint of at most 4 bytes before `limit`
 // into *value; the position after it, or 0 (never a valid position here: the
@@ -156,7 +144,7 @@ napi_value ScanBatch(napi_env env, napi_callback_info info) {
   if (argc < 4 || !RawTypedArray(env, argv[0], napi_uint8_array, &data, &length) ||
       !RawTypedArray(env, argv[3], napi_float64_array, &ioData, &ioLength) || ioLength < kIoLength ||
       napi_get_value_int64(env, argv[1], &start) != napi_ok || napi_get_value_int64(env, argv[2], &end) != napi_ok ||
-      start < 0 || end - start < static_cast<int64_t>(kBatchHeader) || static_cast<uint64_t>(end) > length) {
+      start < 0 || end - start < static_cast<int64_t>(kHeaderBytes) || static_cast<uint64_t>(end) > length) {
     napi_throw_type_error(env, nullptr,
                           "scanBatch: need a Uint8Array, 0 <= start, start + 61 <= end <= buf.length, and a "
                           "Float64Array of 11");
@@ -166,16 +154,16 @@ napi_value ScanBatch(napi_env env, napi_callback_info info) {
   const size_t size = static_cast<size_t>(end - start);
   double* io = static_cast<double*>(ioData);
   const uint32_t crc = Crc32cValue(0, b + kAttributesOffset, size - kAttributesOffset, Crc32cHardwareAvailable());
-  int result = crc == ReadU32(b + kCrcOffset) ? kResultCrcOk : 0;
+  int result = crc == ReadU32BE(b + kCrcOffset) ? kResultCrcOk : 0;
   io[4] = crc;
   const uint32_t attributes = (static_cast<uint32_t>(b[kAttributesOffset]) << 8) | b[kAttributesOffset + 1];
-  const int64_t baseTimestamp = ReadI64(b + kBaseTimestampOffset);
+  const int64_t baseTimestamp = ReadI64BE(b + kBaseTimestampOffset);
   // fast-scan's preconditions: uncompressed, CreateTime, bases that keep the sums exact.
   if ((attributes & 0x0f) == 0 && baseTimestamp > -kBaseLimit && baseTimestamp < kBaseLimit &&
-      ReadI64(b + kBaseOffsetOffset) < kBaseLimit) {
+      ReadI64BE(b + kBaseOffsetOffset) < kBaseLimit) {
     Findings f;
-    const int32_t count = static_cast<int32_t>(ReadU32(b + kRecordsCountOffset));
-    if (ScanRecords(b, kBatchHeader, size, count, baseTimestamp, io, &f)) {
+    const int32_t count = static_cast<int32_t>(ReadU32BE(b + kRecordsCountOffset));
+    if (ScanRecords(b, kHeaderBytes, size, count, baseTimestamp, io, &f)) {
       result |= kResultScanned;
       io[5] = static_cast<double>(f.maxTimestamp);
       io[6] = f.maxTimestampIndex;
