@@ -91,7 +91,7 @@ struct Findings {
 bool ScanRecords(const uint8_t* buf, size_t p, size_t end, int32_t count, int64_t baseTimestamp,
                  const double* rules, Findings* f) {
   const double now = rules[0], beforeMaxMs = rules[1], afterMaxMs = rules[2];
-  const int bits = static_cast<int>(rules[3]);
+  const int bits = static_cast<int>(rules[3]);  // 0..3, checked by ScanBatch
   const bool bound = (bits & kRuleBoundTimestamps) != 0;
   const bool compacted = (bits & kRuleCompacted) != 0;
   for (int32_t index = 0; index < count; index++) {
@@ -150,9 +150,14 @@ napi_value ScanBatch(napi_env env, napi_callback_info info) {
                           "Float64Array of 11");
     return nullptr;
   }
+  double* io = static_cast<double*>(ioData);
+  const double rules = io[3];
+  if (!(rules >= 0 && rules <= (kRuleBoundTimestamps | kRuleCompacted) && rules == static_cast<int>(rules))) {
+    napi_throw_type_error(env, nullptr, "scanBatch: io[RULES] must be an integer of rule bits (0..3)");
+    return nullptr;
+  }
   const uint8_t* b = static_cast<const uint8_t*>(data) + start;
   const size_t size = static_cast<size_t>(end - start);
-  double* io = static_cast<double*>(ioData);
   const uint32_t crc = Crc32cValue(0, b + kAttributesOffset, size - kAttributesOffset, Crc32cHardwareAvailable());
   int result = crc == ReadU32BE(b + kCrcOffset) ? kResultCrcOk : 0;
   io[4] = crc;

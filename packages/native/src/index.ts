@@ -320,7 +320,7 @@ export const SCAN_BATCH = {
  * and findings) with the rules in io[NOW..RULES]. Returns RESULT_CRC_OK when
  * the stored CRC matches, RESULT_SCANNED when the walk accepted every record
  * (its findings in io[MAX_TIMESTAMP..TIMESTAMP_ERROR]). Never throws on bad
- * bytes; bad arguments are TypeErrors.
+ * bytes; bad arguments are TypeErrors (io[RULES] must be an integer in 0..3).
  */
 export const scanBatch: ((buf: Uint8Array, start: number, end: number, io: Float64Array) => number) | null =
   binding === null ? null : binding.scanBatch;

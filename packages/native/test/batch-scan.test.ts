@@ -130,6 +130,11 @@ native('scanBatch (native addon)', () => {
     expect(() => call(buf, 0, buf.length, new Float64Array(SCAN_BATCH.IO_LENGTH - 1))).toThrow(TypeError);
     expect(() => call(buf, 0, buf.length, new Float32Array(SCAN_BATCH.IO_LENGTH))).toThrow(TypeError);
     expect(() => call(buf, 0, buf.length)).toThrow(TypeError);
+    for (const rules of [Number.NaN, -1, 4, 1.5, Infinity]) {
+      const bad = new Float64Array(SCAN_BATCH.IO_LENGTH);
+      bad[SCAN_BATCH.RULES] = rules;
+      expect(() => call(buf, 0, buf.length, bad)).toThrow(/io\[RULES\]/);
+    }
     expect(call(buf, 0, buf.length, io)).toBe(RESULT_CRC_OK | RESULT_SCANNED);
   });
 });
