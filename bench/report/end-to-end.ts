@@ -9,6 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BROKER_NODE_FLAGS } from '@seglog/broker';
 import { runLoad } from '@seglog/load';
 import type { LoadReport } from '@seglog/load';
 import { runCases, type BenchOptions, type Case } from '../lib/harness.js';
@@ -20,7 +21,7 @@ export interface ChildBroker { readonly port: number; readonly pid: number; stop
 
 /** Starts `pnpm start`'s entry point as a child process on a free port. */
 export async function startChildBroker(args: readonly string[]): Promise<ChildBroker> {
-  const child: ChildProcess = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/broker/src/main.ts', '--port', '0', ...args], {
+  const child: ChildProcess = spawn(process.execPath, [...BROKER_NODE_FLAGS, '--conditions=source', '--import', 'tsx', 'packages/broker/src/main.ts', '--port', '0', ...args], {
     cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

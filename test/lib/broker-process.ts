@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BROKER_NODE_FLAGS } from '@seglog/broker';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -24,7 +25,7 @@ export interface BrokerChild {
 
 /** `shell`: commands bash runs before exec'ing the broker (e.g. `ulimit -n 400`). */
 export async function startBrokerChild(args: readonly string[], timeoutMs = 30_000, options: { shell?: string } = {}): Promise<BrokerChild> {
-  const node = [process.execPath, '--conditions=source', '--import', 'tsx', 'packages/broker/src/main.ts', '--port', '0', ...args];
+  const node = [process.execPath, ...BROKER_NODE_FLAGS, '--conditions=source', '--import', 'tsx', 'packages/broker/src/main.ts', '--port', '0', ...args];
   const [file, argv] = options.shell === undefined
     ? [node[0] as string, node.slice(1)]
     : ['bash', ['-c', `${options.shell}; exec "$@"`, 'bash', ...node]];

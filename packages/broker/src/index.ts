@@ -10,6 +10,7 @@ export * from './protocol/index.js';
 export { Broker } from './broker.js';
 export type { BrokerStats } from './broker.js';
 export { BROKER_DEFAULTS } from './broker-options.js';
+export { BROKER_NODE_FLAGS } from './node-flags.js';
 export type { AckMode, BrokerOptions } from './broker-options.js';
 export {
   PRODUCER_ID_BLOCK, PRODUCER_ID_FILE, PRODUCER_ID_REPAIR_MARGIN, formatProducerIdFile, parseProducerIdFile, safeProducerIdStart,

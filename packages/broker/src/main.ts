@@ -10,6 +10,7 @@
 import { parseArgs } from 'node:util';
 import { Broker } from './broker.js';
 import { BROKER_DEFAULTS } from './broker-options.js';
+import { BROKER_NODE_FLAGS } from './node-flags.js';
 import type { BrokerOptions } from './broker-options.js';
 import { startupRefusal } from './internal/startup-error.js';
 import { MAX_TIMER_DELAY_MS } from './internal/txn/transaction-coordinator.js';
@@ -180,6 +181,8 @@ async function main(): Promise<void> {
   const address = `${broker.host}:${broker.port}`;
   out(`seglog broker listening on ${address} (node 0, data ${o.blackhole ? 'blackhole (records discarded)' : o.dataDir}, ` +
     `acks=-1 answered when ${o.ackMode === 'sync' ? 'fdatasync-ed' : 'written'}, auto-create ${o.autoCreatePartitions} partition(s))`);
+  const missing = BROKER_NODE_FLAGS.filter((flag) => !process.execArgv.includes(flag));
+  if (missing.length > 0) out(`note:     node was started without ${missing.join(' ')} (more GC under load; see the broker README, "Process flags")`);
   out(`produce:  kcat -b ${address} -P -t demo        (one message per line; Ctrl-D to send)`);
   out(`consume:  kcat -b ${address} -C -t demo -e     (-e: exit at the end)`);
   out('stop:     Ctrl-C (graceful: answers in-flight requests, closes the data directory cleanly)');

@@ -35,6 +35,7 @@ describe('seglog serve', () => {
       });
       await listening;
       expect(stdout).toMatch(/seglog broker listening on 127\.0\.0\.1:\d+/);
+      expect(stdout).not.toContain('note:     node was started without'); // serve passes BROKER_NODE_FLAGS
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
