@@ -1,8 +1,9 @@
 // The node (V8) flags the broker's process is started with: `pnpm start`
 // (root package.json), `seglog serve`, the bench report's brokers and the
-// tests' broker processes all pass them (test/broker-node-flags.test.ts keeps
-// the start script in step). Like Kafka's KAFKA_HEAP_OPTS, they are the
-// launcher's business: V8 reads them only at process start.
+// tests' shared launcher (test/lib/broker-process.ts) pass them
+// (test/broker-node-flags.test.ts keeps the start script in step). Like
+// Kafka's KAFKA_HEAP_OPTS, they are the launcher's business: V8 reads them
+// only at process start.
 //
 // --initial-old-space-size=256: without it V8's old-generation limit settles
 // a few MB above the live heap (~15-20 MB here), and under a produce load
